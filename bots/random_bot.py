@@ -1,0 +1,11 @@
+"""random: any legal move, uniformly. The floor every other bot must beat."""
+from duckcover.bot import Bot
+
+
+class RandomBot(Bot):
+    name = "random"
+    description = "Plays a uniformly random legal move."
+
+    def choose(self, view):
+        moves = view.legal_moves()
+        return self.rng.choice(moves) if moves else None

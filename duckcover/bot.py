@@ -1,0 +1,43 @@
+"""The bot contract. A bot sees exactly what its seat sees (a PlayerView) and answers with a Move.
+
+    class MyBot(Bot):
+        name = "mine"
+        description = "Covers whenever it can."
+
+        def choose(self, view):
+            moves = view.legal_moves()
+            return moves[0] if moves else None
+
+`choose` is asked for every decision: a move on a call (the Move's card settles Max ties
+and two-flips choices), a low-blows gift (`Move(card, None)`) and a gift's placement.
+It returns None only when `view.candidates` is empty (Quack). See docs/bots.md.
+"""
+from __future__ import annotations
+
+import random
+
+from .moves import Move, Turn
+from .view import PlayerView
+
+
+class Bot:
+    name = "bot"
+    description = "A duckcover bot."
+
+    def __init__(self, seed: int = 0, budget: int | None = None) -> None:
+        # The harness reseeds `rng` before every decision from (game seed, seat, round, turn),
+        # so a bot is reproducible and a resumed game plays on exactly as before.
+        self.rng = random.Random(seed)
+        self.budget = budget
+
+    def start_game(self, view: PlayerView) -> None:
+        """Called once before the first flip."""
+
+    def start_round(self, view: PlayerView) -> None:
+        """Called before each round's first flip (the new layouts are in the view)."""
+
+    def observe(self, view: PlayerView, turn: Turn) -> None:
+        """Called after every turn with what the whole table saw happen."""
+
+    def choose(self, view: PlayerView) -> Move | None:
+        raise NotImplementedError

@@ -1,0 +1,79 @@
+"""Cards, flips and the splash table: the game's components as small immutable values."""
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import NamedTuple
+
+NUMBERS = range(1, 13)
+MAX = 13
+REPEAT = 14
+FAMILIES = 9  # seven in the box, two more in the Artists Pack
+
+FLIP_NAMES = {**{n: str(n) for n in NUMBERS}, MAX: "max", REPEAT: "repeat"}
+FLIP_CODES = {name: code for code, name in FLIP_NAMES.items()}
+
+SPLASHES_ENV = "DUCKCOVER_SPLASHES"
+SPLASHES_FILE = "splashes.json"
+
+
+class Card(NamedTuple):
+    """A duck card. Its family is the seat of its first owner (low blows moves cards between seats)."""
+
+    family: int
+    number: int
+
+    def __str__(self) -> str:
+        return str(self.number)
+
+
+# Every card exists once; sharing the instances keeps hashing and comparison cheap.
+CARDS: tuple[tuple[Card, ...], ...] = tuple(
+    tuple(Card(f, n) if n else None for n in range(13)) for f in range(FAMILIES)  # type: ignore[misc]
+)
+
+
+def flip_name(code: int) -> str:
+    return FLIP_NAMES[code]
+
+
+def parse_flip(text: object) -> int:
+    """A record's flip ("1".."12", "max", "repeat") as its code; ValueError if it is none of those."""
+    if isinstance(text, str) and text.lower() in FLIP_CODES:
+        return FLIP_CODES[text.lower()]
+    raise ValueError(f"{text!r} is not a captain card (1-12, max or repeat)")
+
+
+def user_splashes_path() -> Path:
+    """Where a box owner may put a corrected splash table."""
+    env = os.environ.get(SPLASHES_ENV)
+    if env:
+        return Path(env)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("duckcover")) / SPLASHES_FILE
+
+
+def _read_table(text: str, where: str) -> tuple[int, ...]:
+    data = json.loads(text)
+    table = data["splashes"] if isinstance(data, dict) else data
+    if not (isinstance(table, list) and len(table) == 12 and all(type(v) is int and v >= 0 for v in table)):
+        raise ValueError(f"{where}: the splash table must be a list of 12 whole numbers >= 0")
+    return tuple(table)
+
+
+@lru_cache(maxsize=1)
+def default_splashes() -> tuple[int, ...]:
+    """The splash table in force: the user's override if there is one, else the packaged one."""
+    path = user_splashes_path()
+    if path.is_file():
+        return _read_table(path.read_text(encoding="utf-8"), str(path))
+    packaged = resources.files("duckcover").joinpath(SPLASHES_FILE).read_text(encoding="utf-8")
+    return _read_table(packaged, SPLASHES_FILE)
+
+
+def packaged_splashes() -> tuple[int, ...]:
+    return _read_table(resources.files("duckcover").joinpath(SPLASHES_FILE).read_text(encoding="utf-8"), SPLASHES_FILE)

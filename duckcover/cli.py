@@ -1,0 +1,64 @@
+"""The `duckcover` command. Each subcommand lives in duckcover/commands/<name>.py with
+`add_parser(subparsers)` and `run(args) -> int`; bad input is one line and exit status 2."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("play", "replay", "arena", "bots", "stats")
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line instead of usage + message
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="duckcover", description="Duck & Cover in the terminal.")
+    parser.add_argument("--version", action="version", version=f"duckcover {_version()}")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+    for name in COMMANDS:
+        module = _command(name)
+        if module is not None:
+            module.add_parser(sub)
+    return parser
+
+
+def _command(name: str):
+    try:
+        return importlib.import_module(f"duckcover.commands.{name}")
+    except ModuleNotFoundError as err:
+        if err.name == f"duckcover.commands.{name}":
+            return None  # not built yet
+        raise
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    # Plain `duckcover [options]` is `duckcover play [options]`: the app.
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        if _command("play") is not None:
+            argv = ["play", *argv]
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return 0
+        return int(_command(args.command).run(args) or 0)
+    except UsageError as err:
+        print(f"duckcover: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""Subcommands of the `duckcover` command, one module each."""

@@ -1,0 +1,570 @@
+"""The rules engine: one game of Duck & Cover as a state machine driven by joint moves.
+
+A turn has two steps. `flip()` turns over the captain card and fixes what it calls;
+then `play(moves)` takes every seat's choice at once, checks each against the position
+*before* any of them applies, and applies them together (simultaneity by construction).
+Low blows add a second joint step: gifts first, then the receivers' placements.
+
+Grids are copy-on-write: a grid dict is never changed once stored, so views and
+snapshots can hold it without copying and without seeing later moves.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import NamedTuple
+
+from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
+from .errors import IllegalMoveError, RulesError
+from .grid import Cell, Stack, cover_targets, duck_targets, fmt_cell, is_cover, is_duck, move_stack, why_illegal
+from .moves import Call, Move, Turn
+from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
+from .view import PlayerView, make_view, shared_state
+
+START_COLUMNS, START_ROWS = 4, 3
+
+
+class Phase(Enum):
+    FLIP = "flip"  # the Captain is about to flip
+    MOVE = "move"  # seats choose which stack to move where
+    GIFT = "gift"  # low blows: seats choose a duck to give to their left
+    PLACE = "place"  # low blows: seats place the stack they received
+    ROUND_OVER = "round-over"
+    GAME_OVER = "game-over"
+
+
+CHOOSING = (Phase.MOVE, Phase.GIFT, Phase.PLACE)
+SINGLE_STACK, DISCARD_LIMIT, CAPPED = "single-stack", "discard-limit", "turn-cap"
+
+
+class RoundOutcome(NamedTuple):
+    """Why a round ended and what it scored."""
+
+    reason: str  # "single-stack", "discard-limit" or "turn-cap"
+    scores: tuple[int, ...]
+    stacks: tuple[int, ...]  # stacks (visible cards) per seat at the end
+    single_stack: tuple[int, ...]  # seats that finished on one stack
+
+
+class GameOutcome(NamedTuple):
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    decided_by: str  # "score", "fewest-cards", "shared" (a tie that stood), "team" (cooperative)
+
+
+@dataclass
+class RoundLog:
+    """Everything needed to write a round into a record, as it really happened."""
+
+    captain: int
+    layouts: list[list[list[int]]]
+    deck: list[int]  # draw order at round start, top first (after Surprises removals)
+    removed: list[int] = field(default_factory=list)
+    reshuffles: list[list[int]] = field(default_factory=list)  # each new draw order, top first
+    turns: list[Turn] = field(default_factory=list)
+    outcome: RoundOutcome | None = None
+    # The table when the round ended (grids are never changed once stored, so no copies).
+    end_grids: tuple[dict[Cell, Stack], ...] = ()
+    end_discard: tuple[int, ...] = ()
+    end_pile: tuple[int, ...] = ()
+
+
+def random_layout(rng: random.Random) -> list[list[int]]:
+    numbers = list(NUMBERS)
+    rng.shuffle(numbers)
+    return [numbers[row * START_COLUMNS : (row + 1) * START_COLUMNS] for row in range(START_ROWS)]
+
+
+def check_layout(layout: object) -> list[list[int]]:
+    """A starting layout: 3 rows of 4 numbers, a permutation of 1-12. ValueError otherwise."""
+    if (
+        not isinstance(layout, list)
+        or len(layout) != START_ROWS
+        or not all(isinstance(row, list) and len(row) == START_COLUMNS for row in layout)
+    ):
+        raise ValueError("a layout is 3 rows of 4 numbers")
+    flat = [n for row in layout for n in row]
+    if any(type(n) is not int for n in flat) or sorted(flat) != list(NUMBERS):
+        raise ValueError("a layout must hold each of the numbers 1-12 once")
+    return layout
+
+
+def _seed_rng(seed: int, *parts: object) -> random.Random:
+    # String seeds hash with SHA-512: stable across runs and Python versions.
+    return random.Random(":".join(["duckcover", str(seed), *map(str, parts)]))
+
+
+class Game:
+    """A whole game: rounds, turns, scores. Not thread-safe; views are."""
+
+    def __init__(
+        self,
+        players: Sequence[str] | int,
+        rules: Rules | None = None,
+        seed: int | None = None,
+        first_captain: int = 0,
+        *,
+        start: bool = True,
+    ):
+        names = [f"Player {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
+        self.rules = rules or Rules()
+        self.rules.check_players(len(names))
+        if not 0 <= first_captain < len(names):
+            raise RulesError(f"the first captain must be a seat 0-{len(names) - 1}")
+        self.names: tuple[str, ...] = tuple(names)
+        self.n = len(names)
+        self.seed = random.randrange(2**32) if seed is None else seed
+        self.first_captain = first_captain
+        self.rounds: list[RoundLog] = []
+        self.results: list[RoundOutcome] = []
+        self.phase = Phase.ROUND_OVER
+        self._view_cache: list = [None] * self.n
+        self._totals: tuple[int, ...] = (0,) * self.n
+        self._version = 0  # bumped by every change, so views know when to rebuild
+        self._shared: tuple | None = None
+        if start:
+            self.start_round()
+
+    # --- rounds -----------------------------------------------------------------------
+    @property
+    def round_index(self) -> int:
+        return len(self.rounds) - 1
+
+    @property
+    def round(self) -> RoundLog:
+        return self.rounds[-1]
+
+    @property
+    def captain(self) -> int:
+        return self.round.captain
+
+    def start_round(
+        self,
+        layouts: Sequence[list[list[int]]] | None = None,
+        removed: Sequence[int] | None = None,
+        captain: int | None = None,
+        deck: Sequence[int] | None = None,
+    ) -> None:
+        """Deal a new round. Anything not given comes from the game's seed."""
+        if self.phase is not Phase.ROUND_OVER or len(self.rounds) >= self.rules.rounds():
+            raise IllegalMoveError("a new round starts only after the previous one ended")
+        index = len(self.rounds)
+        rules = self.rules
+        if layouts is None:
+            layouts = [random_layout(_seed_rng(self.seed, index, "layout", seat)) for seat in range(self.n)]
+        if captain is None:
+            captain = rules.captain_of(self.first_captain, index, self.n)
+        cards = rules.deck()
+        if removed is None:
+            removed = []
+            if rules.has(SURPRISES):
+                removed = _seed_rng(self.seed, index, "surprises").sample(sorted(cards), SURPRISE_CARDS)
+        for code in removed:
+            if code not in cards:
+                raise IllegalMoveError(f"removed card {flip_name(code)} is not in the draw deck")
+            cards.remove(code)
+        if deck is None:
+            deck = sorted(cards)
+            _seed_rng(self.seed, index, "deck", 0).shuffle(deck)
+        elif sorted(deck) != sorted(cards):
+            raise IllegalMoveError("the recorded deck is not the round's draw deck")
+        self.rounds.append(RoundLog(captain, [list(map(list, lay)) for lay in layouts], list(deck), list(removed)))
+        self._draw = list(reversed(deck))  # pop() takes the top
+        self._pile: list[int] = []
+        self._discard: list[int] = []
+        self._grids: list[dict[Cell, Stack]] = []
+        self._tops: list[dict[Card, Cell]] = []
+        for seat, layout in enumerate(layouts):
+            family = CARDS[seat]
+            grid = {(x, y): (family[n],) for y, row in enumerate(layout) for x, n in enumerate(row)}
+            self._grids.append(grid)
+            self._tops.append({stack[0]: cell for cell, stack in grid.items()})
+        self._mixed = rules.has(LOW_BLOWS)  # cards may change hands: look tops up by scanning
+        self._history: tuple[Turn, ...] = ()
+        self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
+        self._flips: tuple[int, ...] = ()
+        self._call = Call("move")
+        self._candidates: list[tuple[tuple[Card, Cell], ...]] = [()] * self.n
+        self._gifts: tuple[Move | None, ...] | None = None
+        self._received: list[Stack | None] = [None] * self.n
+        self._view_cache = [None] * self.n
+        self.phase = Phase.FLIP
+        self._version += 1
+
+    # --- reading the position -----------------------------------------------------------
+    def grid(self, seat: int) -> MappingProxyType:
+        """A read-only view of a seat's grid: cell -> stack (bottom -> top)."""
+        return MappingProxyType(self._grids[seat])
+
+    def stack_count(self, seat: int) -> int:
+        return len(self._grids[seat])
+
+    @property
+    def draw_size(self) -> int:
+        return len(self._draw)
+
+    @property
+    def pile(self) -> tuple[int, ...]:
+        return tuple(self._pile)
+
+    @property
+    def discard(self) -> tuple[int, ...]:
+        return tuple(self._discard)
+
+    @property
+    def history(self) -> tuple[Turn, ...]:
+        return self._history
+
+    @property
+    def last_turn(self) -> Turn | None:
+        return self._history[-1] if self._history else None
+
+    @property
+    def call(self) -> Call:
+        return self._call
+
+    @property
+    def flips(self) -> tuple[int, ...]:
+        return self._flips
+
+    @property
+    def turn_number(self) -> int:
+        """Flips processed in this round (a turn under two flips counts once)."""
+        return len(self._history)
+
+    @property
+    def awaiting(self) -> tuple[int, ...]:
+        """Seats that must choose before `play` (the others pass None)."""
+        if self.phase not in CHOOSING:
+            return ()
+        return tuple(seat for seat, options in enumerate(self._candidates) if options)
+
+    def candidates(self, seat: int) -> tuple[tuple[Card, Cell], ...]:
+        """The (card, cell) stacks this seat may move now; empty means Quack / nothing."""
+        return self._candidates[seat] if self.phase in CHOOSING else ()
+
+    def received(self, seat: int) -> Stack | None:
+        """Low blows, PLACE phase: the stack this seat was given."""
+        return self._received[seat] if self.phase is Phase.PLACE else None
+
+    def legal_moves(self, seat: int) -> list[Move]:
+        return legal_moves(self.phase, self._grids[seat], self.candidates(seat), self.received(seat))
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return self._totals
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.GAME_OVER
+
+    def table(self, index: int) -> tuple[tuple[MappingProxyType, ...], tuple[int, ...], tuple[int, ...]]:
+        """Round `index`'s grids, Discard area and Captain pile: now, or as the round ended."""
+        log = self.rounds[index]
+        if index == self.round_index and log.outcome is None:
+            grids, discard, pile = self._grids, self._discard, self._pile
+        else:
+            grids, discard, pile = log.end_grids, log.end_discard, log.end_pile
+        return tuple(MappingProxyType(g) for g in grids), tuple(discard), tuple(pile)
+
+    def outcome(self) -> GameOutcome | None:
+        return game_outcome(self.rules, self.totals, self.results[-1].stacks) if self.over else None
+
+    # --- the turn -----------------------------------------------------------------------
+    def flip(self, code: int | None = None, second: int | None = None) -> Call:
+        """The Captain flips (the given card(s) when replaying a record) and the call is set.
+
+        A turn nobody can play (a Repeat with nothing to repeat, everybody quacking)
+        resolves at once; the phase is then FLIP again or ROUND_OVER.
+        """
+        if self.phase is not Phase.FLIP:
+            raise IllegalMoveError(f"cannot flip now: the game is in the {self.phase.value} phase")
+        first = self._draw_card(code)
+        if self.rules.has(TWO_FLIPS):
+            self._flips = (first, self._draw_card(second))
+            self._call = self._two_flip_call(*self._flips)
+        else:
+            if second is not None:
+                raise IllegalMoveError("only the two-flips variant flips two cards")
+            self._flips = (first,)
+            self._call = self._one_flip_call(first)
+        self._candidates = [self._options(seat) for seat in range(self.n)]
+        self.phase = Phase.GIFT if self._call.kind == "gift" else Phase.MOVE
+        self._version += 1
+        if not any(self._candidates):
+            self._finish_turn((None,) * self.n)
+        return self._call
+
+    def _draw_card(self, code: int | None) -> int:
+        if not self._draw:
+            self._reshuffle()
+        if code is None:
+            return self._draw.pop()
+        if code not in self._draw:
+            raise IllegalMoveError(f"flip {flip_name(code)} is not in the draw deck now")
+        self._draw.remove(code)
+        return code
+
+    def _reshuffle(self) -> None:
+        """An empty draw deck: the Captain pile is shuffled into a new one; the Discard area stays."""
+        if not self._pile:
+            raise IllegalMoveError("the draw deck and the Captain pile are both empty")
+        new = sorted(self._pile)
+        _seed_rng(self.seed, self.round_index, "deck", len(self.round.reshuffles) + 1).shuffle(new)
+        self.round.reshuffles.append(new)
+        self._pile = []
+        self._draw = list(reversed(new))
+
+    def _one_flip_call(self, code: int) -> Call:
+        if self.rules.has(LOW_BLOWS) and code in (MAX, REPEAT):
+            self._previous = None  # Repeat loses its effect, and nothing repeats a gift
+            return Call("gift")
+        if code == REPEAT:
+            code = self._previous  # None: first flip of the round, or the previous flip was discarded
+            if code is None:
+                return Call("dead")
+        self._previous = code
+        return Call("move", (code,))
+
+    def _two_flip_call(self, first: int, second: int) -> Call:
+        options = []
+        for code in (first, second):
+            if code == REPEAT:
+                code = self._previous  # the card flipped just before; nothing at the round's start
+            if code is not None and code not in options:
+                options.append(code)
+            self._previous = code
+        return Call("move", tuple(options)) if options else Call("dead")
+
+    def _options(self, seat: int) -> tuple[tuple[Card, Cell], ...]:
+        kind, options = self._call
+        tops = self._tops[seat]
+        if kind == "gift":
+            return lowest_two(tops, self.rules)
+        if kind == "dead":
+            return ()
+        found: list[tuple[Card, Cell]] = []
+        for option in options:
+            if option == MAX:
+                found.extend(highest(tops, self.rules))
+            elif self._mixed:
+                found.extend((card, cell) for card, cell in tops.items() if card.number == option)
+            else:
+                card = CARDS[seat][option]
+                cell = tops.get(card)
+                if cell is not None:
+                    found.append((card, cell))
+        return tuple(dict.fromkeys(found))  # two flips may name one card twice
+
+    def play(self, moves: Sequence[Move | None]) -> Turn | None:
+        """Apply every seat's choice at once. Returns the finished turn (None after gifts).
+
+        Each choice is checked against the position before any applies; the first illegal
+        one raises IllegalMoveError naming its seat and nothing changes.
+        """
+        if self.phase not in CHOOSING:
+            raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase")
+        if len(moves) != self.n:
+            raise IllegalMoveError(f"expected {self.n} moves, one per seat, got {len(moves)}")
+        for seat, move in enumerate(moves):
+            self._check(seat, move)
+        if self.phase is Phase.GIFT:
+            self._give(moves)
+            return None
+        return self._finish_turn(tuple(moves))
+
+    def check(self, seat: int, move: Move | None) -> None:
+        """Raise IllegalMoveError if `move` is not legal for `seat` now."""
+        if self.phase not in CHOOSING:
+            raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase", seat)
+        self._check(seat, move)
+
+    def _check(self, seat: int, move: Move | None) -> None:
+        if self.phase is Phase.MOVE and type(move) is Move:
+            # Fast path for the common case; anything unusual gets the full explanation below.
+            for card, origin in self._candidates[seat]:
+                if card is move.card or card == move.card:
+                    to, grid = move.to, self._grids[seat]
+                    if type(to) is tuple and to != origin and (is_cover(grid, origin, to) or is_duck(grid, origin, to)):
+                        return
+                    break
+        reason = illegal_reason(
+            self.phase, self._grids[seat], self._candidates[seat], self._received[seat], move, self._call
+        )
+        if reason:
+            raise IllegalMoveError(reason, seat)
+
+    def _give(self, gifts: Sequence[Move]) -> None:
+        """Low blows: every chosen duck leaves its grid with its stack, all at once."""
+        for seat, gift in enumerate(gifts):
+            grid = dict(self._grids[seat])
+            cell = self._tops[seat][gift.card]
+            self._received[(seat + 1) % self.n] = grid.pop(cell)
+            self._set_grid(seat, grid)
+        self._gifts = tuple(gifts)
+        self.phase = Phase.PLACE
+        self._version += 1
+        for seat in range(self.n):
+            stack = self._received[seat]
+            self._candidates[seat] = ((stack[-1], None),)  # type: ignore[index]
+
+    def _finish_turn(self, moves: tuple[Move | None, ...]) -> Turn:
+        moved = False
+        received = self._received
+        for seat, move in enumerate(moves):
+            if move is None:
+                continue
+            moved = True
+            if self.phase is Phase.PLACE:
+                self._set_grid(seat, move_stack(self._grids[seat], None, move.to, received[seat]))
+            else:
+                origin = self._tops[seat][move.card]
+                self._set_grid(seat, move_stack(self._grids[seat], origin, move.to))
+        two_flips = self.rules.has(TWO_FLIPS)
+        discarded = not moved and not two_flips
+        (self._discard if discarded else self._pile).extend(self._flips)
+        if discarded:
+            self._previous = None  # a Repeat after a discarded card is discarded too
+        turn = Turn(self._flips, self._call, moves, self._gifts, discarded)
+        self._history += (turn,)
+        self.round.turns.append(turn)
+        self._gifts = None
+        self._received = [None] * self.n
+        self._candidates = [()] * self.n
+        self.phase = Phase.FLIP
+        self._end_round_if_over()
+        self._version += 1
+        return turn
+
+    def _set_grid(self, seat: int, grid: dict[Cell, Stack]) -> None:
+        self._grids[seat] = grid
+        self._tops[seat] = {stack[-1]: cell for cell, stack in grid.items()}
+        self._view_cache[seat] = None
+
+    def _end_round_if_over(self) -> None:
+        singles = tuple(seat for seat, grid in enumerate(self._grids) if len(grid) == 1)
+        limit = self.rules.discard_limit(self.n)
+        if singles:
+            reason = SINGLE_STACK
+        elif limit is not None and len(self._discard) >= limit:
+            reason = DISCARD_LIMIT
+        elif len(self._history) >= TURN_CAP:
+            reason = CAPPED
+        else:
+            return
+        last = len(self.rounds) == self.rules.rounds()
+        scores = tuple(
+            self.rules.round_score([self.rules.value(stack[-1].number) for stack in grid.values()], last)
+            for grid in self._grids
+        )
+        outcome = RoundOutcome(reason, scores, tuple(len(g) for g in self._grids), singles)
+        log = self.round
+        log.outcome = outcome
+        log.end_grids, log.end_discard, log.end_pile = tuple(self._grids), tuple(self._discard), tuple(self._pile)
+        self.results.append(outcome)
+        self._totals = tuple(total + score for total, score in zip(self._totals, scores))
+        self.phase = Phase.GAME_OVER if last else Phase.ROUND_OVER
+
+    # --- views --------------------------------------------------------------------------
+    def view(self, seat: int) -> PlayerView:
+        """What `seat` sees at the table now (see duckcover.view.PlayerView)."""
+        shared = self._shared
+        if shared is None or shared[0] != self._version:
+            shared = self._shared = (self._version, shared_state(self))
+        return make_view(self, seat, shared[1])
+
+
+# --- pure helpers shared by the engine and the views ----------------------------------------
+def highest(tops: dict[Card, Cell], rules: Rules) -> list[tuple[Card, Cell]]:
+    """Max: the visible card(s) with the highest number (or splashes); ties are the player's choice."""
+    best = max(rules.max_key(card.number) for card in tops)
+    return sorted(
+        ((card, cell) for card, cell in tops.items() if rules.max_key(card.number) == best),
+        key=lambda item: (item[1][1], item[1][0]),
+    )
+
+
+def lowest_two(tops: dict[Card, Cell], rules: Rules) -> tuple[tuple[Card, Cell], ...]:
+    """Low blows: the visible cards among the two lowest values (ties at the second value all count)."""
+    values = sorted(rules.value(card.number) for card in tops)
+    if len(values) < 2:
+        return ()
+    bar = values[1]
+    chosen = [(card, cell) for card, cell in tops.items() if rules.value(card.number) <= bar]
+    return tuple(sorted(chosen, key=lambda item: (item[1][1], item[1][0])))
+
+
+def legal_moves(
+    phase: Phase, grid, candidates: tuple[tuple[Card, Cell], ...], received: Stack | None
+) -> list[Move]:
+    """Every legal choice, deterministic order: per candidate card, covers then ducks, reading order."""
+    if phase is Phase.GIFT:
+        return [Move(card, None) for card, _ in candidates]
+    if phase is Phase.PLACE:
+        return [Move(received[-1], to) for to in duck_targets(grid, None)] if received else []
+    moves: list[Move] = []
+    for card, origin in candidates:
+        moves.extend(Move(card, to) for to in cover_targets(grid, origin))
+        moves.extend(Move(card, to) for to in duck_targets(grid, origin))
+    return moves
+
+
+def illegal_reason(
+    phase: Phase,
+    grid,
+    candidates: tuple[tuple[Card, Cell], ...],
+    received: Stack | None,
+    move: Move | None,
+    call: Call,
+) -> str | None:
+    """None if `move` is a legal choice, else a sentence a player can read."""
+    if move is None:
+        if not candidates:
+            return None
+        if phase is Phase.MOVE:
+            card = candidates[0][0]
+            return f"card {card.number} is visible and must move (no pass)"
+        return "a choice is required"
+    if not isinstance(move, Move) or not isinstance(move.card, Card):
+        return f"{move!r} is not a move"
+    if not candidates:
+        return _why_no_move(call, grid)
+    origin = next((cell for card, cell in candidates if card == move.card), False)
+    if origin is False:
+        allowed = ", ".join(str(card.number) for card, _ in candidates)
+        return f"card {move.card.number} cannot move on this call (allowed: {allowed})"
+    if phase is Phase.GIFT:
+        return None if move.to is None else "a gift names a card, not a destination"
+    if not (isinstance(move.to, tuple) and len(move.to) == 2 and all(type(v) is int for v in move.to)):
+        return f"{move.to!r} is not a cell"
+    return why_illegal(grid, origin, move.to)
+
+
+def _why_no_move(call: Call, grid) -> str:
+    if call.kind == "dead":
+        return "the Repeat goes straight to the Discard area; nobody moves"
+    numbers = [o for o in call.options if o != MAX]
+    covered = ", ".join(map(str, numbers))
+    return f"card {covered} is covered; this player must quack (null)"
+
+
+def game_outcome(rules: Rules, totals: tuple[int, ...], last_stacks: tuple[int, ...]) -> GameOutcome:
+    """Lowest total wins; a tie goes to the fewest visible cards at the end; else shared."""
+    from .rules import COOPERATIVE
+
+    if rules.has(COOPERATIVE):
+        return GameOutcome(totals, tuple(range(len(totals))), "team")
+    best = min(totals)
+    tied = [seat for seat, total in enumerate(totals) if total == best]
+    if len(tied) == 1:
+        return GameOutcome(totals, tuple(tied), "score")
+    fewest = min(last_stacks[seat] for seat in tied)
+    winners = tuple(seat for seat in tied if last_stacks[seat] == fewest)
+    return GameOutcome(totals, winners, "fewest-cards" if len(winners) == 1 else "shared")
+
+
+def describe_cell(cell: Cell) -> str:
+    return fmt_cell(cell)

@@ -1,0 +1,85 @@
+"""Where a stack may go: the Cover and Duck rules as pure functions of one player's grid.
+
+A grid maps a cell `(x, y)` to its stack, a tuple of cards from bottom to top. x grows
+right, y grows down, and the grid is unbounded (negative coordinates are normal).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .cards import Card
+
+Cell = tuple[int, int]
+Stack = tuple[Card, ...]
+Grid = Mapping[Cell, Stack]
+
+
+def neighbours(cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
+    """The four orthogonal neighbours (never diagonal), in a fixed order."""
+    x, y = cell
+    return ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+
+
+def reading_order(cell: Cell) -> tuple[int, int]:
+    return cell[1], cell[0]
+
+
+def cover_targets(grid: Grid, origin: Cell) -> list[Cell]:
+    """Occupied cells orthogonally adjacent to `origin`, in reading order."""
+    return [cell for cell in neighbours(origin) if cell in grid]
+
+
+def duck_targets(grid: Grid, origin: Cell | None) -> list[Cell]:
+    """Empty cells that touch a stack other than the one at `origin`, in reading order.
+
+    `origin` is None when the stack comes from outside the grid (a low-blows gift).
+    """
+    found = set()
+    for cell in grid:
+        if cell != origin:
+            for near in neighbours(cell):
+                if near not in grid:
+                    found.add(near)
+    return sorted(found, key=reading_order)
+
+
+def is_cover(grid: Grid, origin: Cell, to: Cell) -> bool:
+    return to in grid and abs(to[0] - origin[0]) + abs(to[1] - origin[1]) == 1
+
+
+def is_duck(grid: Grid, origin: Cell | None, to: Cell) -> bool:
+    if to in grid:
+        return False
+    return any(near != origin and near in grid for near in neighbours(to))
+
+
+def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:
+    """None if moving the stack at `origin` to `to` is a legal cover or duck, else the reason."""
+    if to == origin:
+        return "a called card must move; it cannot stay where it is"
+    if to in grid:
+        if origin is None:
+            return f"a gift is placed by the Duck rule; {fmt_cell(to)} is occupied"
+        if is_cover(grid, origin, to):
+            return None
+        return f"cannot cover {fmt_cell(to)}: a cover goes onto an orthogonally adjacent stack"
+    if is_duck(grid, origin, to):
+        return None
+    return f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks"
+
+
+def move_stack(grid: Grid, origin: Cell | None, to: Cell, carried: Stack | None = None) -> dict[Cell, Stack]:
+    """A new grid with the stack at `origin` (or `carried`) placed on `to`; `grid` is left untouched."""
+    new = dict(grid)
+    stack = new.pop(origin) if origin is not None else carried
+    below = new.get(to)
+    new[to] = below + stack if below else stack
+    return new
+
+
+def sorted_stacks(grid: Grid) -> list[tuple[Cell, Stack]]:
+    return sorted(grid.items(), key=lambda item: reading_order(item[0]))
+
+
+def fmt_cell(cell: Cell) -> str:
+    return f"({cell[0]}, {cell[1]})"

@@ -1,0 +1,49 @@
+"""The small immutable values a turn is made of: moves, calls and the public turn record."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .cards import MAX, Card, flip_name
+from .grid import Cell, fmt_cell
+
+
+class Move(NamedTuple):
+    """Move the stack whose top is `card` to `to`. Cover or duck follows from `to`.
+
+    A low-blows gift is a Move with `to=None`: the giver only names the card.
+    """
+
+    card: Card
+    to: Cell | None
+
+    def __str__(self) -> str:
+        return f"{self.card.number}" if self.to is None else f"{self.card.number}->{fmt_cell(self.to)}"
+
+
+class Call(NamedTuple):
+    """What the flip asks for. `kind` is "move", "dead" (a Repeat that goes straight to
+    the Discard area), or "gift" (Max or Repeat under low blows). `options` holds the
+    called numbers, MAX for "the highest visible card"; two entries under two flips."""
+
+    kind: str
+    options: tuple[int, ...] = ()
+
+    def describe(self) -> str:
+        if self.kind == "dead":
+            return "nothing to repeat"
+        if self.kind == "gift":
+            return "low blow: give a low duck to your left"
+        return " or ".join("Max" if o == MAX else str(o) for o in self.options)
+
+
+class Turn(NamedTuple):
+    """One flip (two under two flips) and what every seat did: public knowledge."""
+
+    flips: tuple[int, ...]
+    call: Call
+    moves: tuple[Move | None, ...]
+    gifts: tuple[Move | None, ...] | None = None  # low blows: by giver; moves are then the receivers' placements
+    discarded: bool = False
+
+    def flip_label(self) -> str:
+        return " + ".join(flip_name(f) for f in self.flips)

@@ -1,0 +1,316 @@
+"""Game records (`duckcover-record/1`, ../shared/RECORD.md): write, read, re-check, summarise.
+
+Reading a record replays it through the engine, so every rule is checked in exactly one
+place. Extensions beyond the base format are documented in docs/record.md; all of them
+are optional, so a base record reads the same as before.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import CARDS, Card, flip_name, parse_flip
+from .errors import DuckError, IllegalMoveError, ParseError, RulesError
+from .game import Game, Phase, _why_no_move, check_layout
+from .grid import sorted_stacks
+from .moves import Move, Turn
+from .rules import LOW_BLOWS, TWO_FLIPS, Rules
+
+FORMAT = "duckcover-record/1"
+
+
+class RecordError(DuckError):
+    """A record that cannot be read or breaks the rules, located by round, turn and seat."""
+
+    def __init__(self, reason: str, round_no: int | None = None, turn_no: int | None = None, seat: int | None = None):
+        self.reason, self.round_no, self.turn_no, self.seat = reason, round_no, turn_no, seat
+        where = [
+            f"{label} {value}"
+            for label, value in (("round", round_no), ("turn", turn_no), ("seat", seat))
+            if value is not None
+        ]
+        super().__init__(": ".join([", ".join(where), reason]) if where else reason)
+
+
+# --- writing --------------------------------------------------------------------------------
+def move_json(move: Move | None, seat: int) -> dict | None:
+    if move is None:
+        return None
+    out: dict[str, Any] = {"card": move.card.number}
+    if move.card.family != seat:
+        out["family"] = move.card.family  # low blows: a card that came from another seat
+    if move.to is not None:
+        out["to"] = list(move.to)
+    return out
+
+
+def turn_json(turn: Turn, rules: Rules) -> dict:
+    out: dict[str, Any] = {}
+    if rules.has(TWO_FLIPS):
+        out["flips"] = [flip_name(code) for code in turn.flips]
+    else:
+        out["flip"] = flip_name(turn.flips[0])
+    if turn.gifts is not None:
+        out["gifts"] = [move_json(gift, seat) for seat, gift in enumerate(turn.gifts)]
+    out["moves"] = [move_json(move, seat) for seat, move in enumerate(turn.moves)]
+    return out
+
+
+def to_record(game: Game, bots: Sequence[str | None] | None = None, extra: dict | None = None) -> dict:
+    """The game so far as a record: realized deals, decks and every turn (no RNG needed to replay)."""
+    players = []
+    for seat, name in enumerate(game.names):
+        player: dict[str, Any] = {"name": name}
+        if bots and bots[seat]:
+            player["bot"] = bots[seat]
+        players.append(player)
+    rounds = []
+    for log in game.rounds:
+        entry: dict[str, Any] = {"captain": log.captain, "layouts": log.layouts}
+        if log.removed:
+            entry["removed"] = [flip_name(code) for code in log.removed]
+        entry["deck"] = [flip_name(code) for code in log.deck]
+        if log.reshuffles:
+            entry["reshuffles"] = [[flip_name(code) for code in order] for order in log.reshuffles]
+        entry["turns"] = [turn_json(turn, game.rules) for turn in log.turns]
+        rounds.append(entry)
+    record = {"format": FORMAT, "rules": game.rules.to_json(), "seed": game.seed, "players": players, "rounds": rounds}
+    if extra:
+        record.update(extra)
+    return record
+
+
+def dumps(record: dict) -> str:
+    """Compact rows for layouts and moves keep records readable and diffable."""
+    text = json.dumps(record, indent=1, ensure_ascii=False)
+    return _compact(text) + "\n"
+
+
+def _compact(text: str) -> str:
+    # Join the innermost lists/objects (numbers, short moves) onto one line.
+    import re
+
+    pattern = re.compile(r"[\[{]\n\s*([^\[\]{}]*?)\n\s*[\]}]")
+    while True:
+        new = pattern.sub(lambda m: m.group(0)[0] + " ".join(s.strip() for s in m.group(1).split("\n")) + m.group(0)[-1], text)
+        if new == text:
+            return text
+        text = new
+
+
+# --- reading --------------------------------------------------------------------------------
+def loads(text: str) -> dict:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+    if not isinstance(data, dict):
+        raise RecordError("a record is a JSON object")
+    return data
+
+
+def read_rules(data: dict) -> Rules:
+    raw = data.get("rules", {})
+    if not isinstance(raw, dict):
+        raise RecordError("rules must be an object")
+    variants = raw.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise RecordError("rules.variants must be a list of names")
+    kwargs: dict[str, Any] = {"variants": frozenset(variants)}
+    for key in ("max_by", "captain"):
+        if key in raw:
+            kwargs[key] = raw[key]
+    if "splashes" in raw:
+        table = raw["splashes"]
+        if not (isinstance(table, list) and len(table) == 12 and all(type(v) is int for v in table)):
+            raise RecordError("rules.splashes must be 12 whole numbers")
+        kwargs["splashes"] = tuple(table)
+    try:
+        return Rules(**kwargs)
+    except RulesError as err:
+        raise RecordError(str(err)) from None
+
+
+def read_players(data: dict) -> tuple[list[str], list[str | None]]:
+    players = data.get("players")
+    if not isinstance(players, list):
+        raise RecordError("missing field: players")
+    names, bots = [], []
+    for seat, player in enumerate(players):
+        if not isinstance(player, dict) or not isinstance(player.get("name"), str):
+            raise RecordError(f"players[{seat}] needs a name", seat=seat)
+        names.append(player["name"])
+        bot = player.get("bot")
+        bots.append(bot if isinstance(bot, str) else None)
+    return names, bots
+
+
+def replay(data: dict) -> Game:
+    """Re-play a record through the engine; RecordError says where and why it breaks."""
+    if data.get("format") != FORMAT:
+        raise RecordError(f"format must be {FORMAT!r}")
+    rules = read_rules(data)
+    names, _ = read_players(data)
+    rounds = data.get("rounds", [])
+    if not isinstance(rounds, list):
+        raise RecordError("rounds must be a list")
+    seed = data.get("seed")
+    first = rounds[0].get("captain", 0) if rounds and isinstance(rounds[0], dict) else 0
+    try:
+        game = Game(names, rules, seed if type(seed) is int else 0, first if type(first) is int else 0, start=False)
+    except RulesError as err:
+        raise RecordError(str(err)) from None
+    for index, entry in enumerate(rounds):
+        _replay_round(game, index + 1, entry)
+    return game
+
+
+def _replay_round(game: Game, round_no: int, entry: object) -> None:
+    if not isinstance(entry, dict):
+        raise RecordError("a round must be an object", round_no)
+    if game.phase is not Phase.ROUND_OVER:
+        raise RecordError("the previous round has not ended", round_no)
+    if round_no > game.rules.rounds():
+        raise RecordError(f"the game has only {game.rules.rounds()} rounds", round_no)
+    layouts = entry.get("layouts")
+    if not isinstance(layouts, list) or len(layouts) != game.n:
+        raise RecordError(f"layouts must hold one layout per player ({game.n})", round_no)
+    for seat, layout in enumerate(layouts):
+        try:
+            check_layout(layout)
+        except ValueError as err:
+            raise RecordError(str(err), round_no, seat=seat) from None
+    captain = entry.get("captain")
+    if captain is not None and not (type(captain) is int and 0 <= captain < game.n):
+        raise RecordError(f"captain must be a seat 0-{game.n - 1}", round_no)
+    removed = _flip_list(entry.get("removed", []), "removed", round_no)
+    deck = _flip_list(entry["deck"], "deck", round_no) if "deck" in entry else None
+    try:
+        game.start_round(layouts, removed, captain, deck)
+    except IllegalMoveError as err:
+        raise RecordError(str(err), round_no) from None
+    turns = entry.get("turns", [])
+    if not isinstance(turns, list):
+        raise RecordError("turns must be a list", round_no)
+    for turn_no, turn in enumerate(turns, start=1):
+        if game.phase is not Phase.FLIP:
+            raise RecordError("the round has already ended", round_no, turn_no)
+        _replay_turn(game, turn, round_no, turn_no)
+
+
+def _flip_list(raw: object, field: str, round_no: int) -> list[int]:
+    if not isinstance(raw, list):
+        raise RecordError(f"{field} must be a list of captain cards", round_no)
+    try:
+        return [parse_flip(item) for item in raw]
+    except ValueError as err:
+        raise RecordError(f"{field}: {err}", round_no) from None
+
+
+def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
+    def fail(reason: str, seat: int | None = None) -> RecordError:
+        return RecordError(reason, round_no, turn_no, seat)
+
+    if not isinstance(turn, dict):
+        raise fail("a turn must be an object")
+    two = game.rules.has(TWO_FLIPS)
+    try:
+        if two:
+            flips = turn.get("flips")
+            if not (isinstance(flips, list) and len(flips) == 2):
+                raise fail("under two-flips a turn has \"flips\": two captain cards")
+            game.flip(parse_flip(flips[0]), parse_flip(flips[1]))
+        else:
+            if "flip" not in turn:
+                raise fail("missing field: flip")
+            game.flip(parse_flip(turn["flip"]))
+    except ValueError as err:  # IllegalMoveError is a ValueError too
+        raise fail(str(err)) from None
+    if game.phase is Phase.GIFT:
+        gifts = _read_moves(game, turn.get("gifts"), "gifts", fail)
+        _play(game, gifts, fail)
+    moves = _read_moves(game, turn.get("moves"), "moves", fail)
+    if game.phase in (Phase.MOVE, Phase.PLACE):
+        _play(game, moves, fail)
+        return
+    # Nobody could move: the turn resolved at the flip. Any recorded move is wrong.
+    for seat, move in enumerate(moves):
+        if move is not None:
+            raise fail(_why_no_move(game.last_turn.call, None), seat)
+
+
+def _play(game: Game, moves: list[Move | None], fail) -> None:
+    try:
+        game.play(moves)
+    except IllegalMoveError as err:
+        raise fail(err.reason, err.seat) from None
+
+
+def _read_moves(game: Game, raw: object, field: str, fail) -> list[Move | None]:
+    if raw is None and field == "moves" and game.phase is Phase.FLIP:
+        return [None] * game.n  # a turn that resolved at the flip may omit its moves
+    if not isinstance(raw, list):
+        raise fail(f"missing field: {field}")
+    if len(raw) != game.n:
+        raise fail(f"{field} must hold one entry per player ({game.n}), not {len(raw)}")
+    return [_read_move(game, seat, item, field == "gifts", fail) for seat, item in enumerate(raw)]
+
+
+def _read_move(game: Game, seat: int, item: object, gift: bool, fail) -> Move | None:
+    if item is None:
+        return None
+    if not isinstance(item, dict) or type(item.get("card")) is not int or not 1 <= item["card"] <= 12:
+        raise fail("a move is null or {\"card\": 1-12, \"to\": [x, y]}", seat)
+    number = item["card"]
+    family = item.get("family")
+    if family is not None and not (type(family) is int and 0 <= family < game.n):
+        raise fail(f"family must be a seat 0-{game.n - 1}", seat)
+    card = _resolve_card(game, seat, number, family, fail)
+    if gift:
+        return Move(card, None)
+    to = item.get("to")
+    if not (isinstance(to, list) and len(to) == 2 and all(type(v) is int for v in to)):
+        raise fail("\"to\" must be a cell [x, y] of whole numbers", seat)
+    return Move(card, (to[0], to[1]))
+
+
+def _resolve_card(game: Game, seat: int, number: int, family: int | None, fail) -> Card:
+    """The card a record names: by number among what may move now, `family` when two share it."""
+    matching = [card for card, _ in game.candidates(seat) if card.number == number]
+    if family is not None:
+        return CARDS[family][number]
+    if len(matching) > 1:
+        raise fail(f"two cards numbered {number} may move; give \"family\"", seat)
+    return matching[0] if matching else CARDS[seat][number]
+
+
+# --- the replay output (RECORD.md) ---------------------------------------------------------
+def summary(game: Game) -> dict:
+    """The JSON that `duckcover replay FILE --json` prints."""
+    rounds = []
+    for index, log in enumerate(game.rounds):
+        grids, discard, pile = game.table(index)
+        outcome = log.outcome
+        rounds.append(
+            {
+                "round": index + 1,
+                "ended": outcome.reason if outcome else None,
+                "turns": len(log.turns),
+                "discard": [flip_name(code) for code in discard],
+                "captain_pile_top": flip_name(pile[-1]) if pile else None,
+                "players": [
+                    {
+                        "stacks": [[x, y, [card.number for card in stack]] for (x, y), stack in sorted_stacks(grid)],
+                        "score": outcome.scores[seat] if outcome else None,
+                    }
+                    for seat, grid in enumerate(grids)
+                ],
+            }
+        )
+    outcome = game.outcome()
+    return {
+        "rounds": rounds,
+        "totals": list(game.totals),
+        "winners": list(outcome.winners) if outcome else None,
+    }

@@ -1,0 +1,169 @@
+"""What one player sees at the table — all a bot (or the UI for that seat) is given.
+
+A view holds the visible top and height of every stack, the Captain pile's top, the
+whole Discard area, the draw deck's size, the scores and the public history of the
+round. It never holds the deck order, and it shares nothing mutable with the game:
+grids are copied into read-only mappings, everything else is tuples.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
+
+from .cards import Card
+from .grid import Cell, reading_order, sorted_stacks
+from .moves import Call, Move, Turn
+from .rules import Rules
+
+if TYPE_CHECKING:
+    from .game import Game, Phase
+
+
+class StackInfo(NamedTuple):
+    cell: Cell
+    top: Card
+    height: int
+
+
+class GridView:
+    """One seat's grid as the table sees it: where each stack is, its top card and its height.
+
+    It reads the engine's grid through a read-only proxy; the engine never changes a grid
+    dict once stored (copy-on-write), so a view keeps showing the moment it was made.
+    What lies under a top is what everyone watched being stacked this round; the view's
+    methods speak of tops and heights, as a player at the table would.
+    """
+
+    __slots__ = ("_cells", "_where")
+
+    def __init__(self, grid) -> None:
+        self._cells = MappingProxyType(grid)
+        self._where: MappingProxyType | None = None
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self) -> Iterator[Cell]:
+        return iter(self._cells)
+
+    def __contains__(self, cell: object) -> bool:
+        return cell in self._cells
+
+    @property
+    def cells(self):
+        """Read-only mapping cell -> stack; what the legality helpers in duckcover.grid take."""
+        return self._cells
+
+    def top(self, cell: Cell) -> Card:
+        return self._cells[cell][-1]
+
+    def height(self, cell: Cell) -> int:
+        return len(self._cells[cell])
+
+    def where(self, card: Card) -> Cell | None:
+        """The cell of `card` if it is visible (a stack's top), else None."""
+        if self._where is None:
+            self._where = MappingProxyType({stack[-1]: cell for cell, stack in self._cells.items()})
+        return self._where.get(card)
+
+    def find(self, number: int) -> list[Cell]:
+        """Cells whose visible top has this number (two under low blows at most)."""
+        return sorted((cell for cell, stack in self._cells.items() if stack[-1].number == number), key=reading_order)
+
+    def tops(self) -> tuple[Card, ...]:
+        return tuple(stack[-1] for _, stack in sorted_stacks(self._cells))
+
+    def stacks(self) -> list[StackInfo]:
+        """Every stack in reading order (top row first, left to right)."""
+        return [StackInfo(cell, stack[-1], len(stack)) for cell, stack in sorted_stacks(self._cells)]
+
+    def bounds(self) -> tuple[int, int, int, int]:
+        """min x, min y, max x, max y of the occupied cells."""
+        xs = [x for x, _ in self._cells]
+        ys = [y for _, y in self._cells]
+        return min(xs), min(ys), max(xs), max(ys)
+
+
+class PlayerView(NamedTuple):
+    seat: int
+    names: tuple[str, ...]
+    rules: Rules
+    round_index: int  # 0-based
+    rounds: int
+    captain: int
+    phase: Phase
+    call: Call
+    flips: tuple[int, ...]
+    grids: tuple[GridView, ...]
+    captain_pile_top: int | None
+    discard: tuple[int, ...]
+    discard_limit: int | None
+    draw_size: int
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    history: tuple[Turn, ...]
+    candidates: tuple[tuple[Card, Cell | None], ...]  # the stacks this seat may move now
+    received: tuple[Card, int] | None  # low blows: (top, height) of the gift to place
+
+    @property
+    def grid(self) -> GridView:
+        """This seat's own grid."""
+        return self.grids[self.seat]
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    @property
+    def must_quack(self) -> bool:
+        return self.call.kind == "move" and not self.candidates
+
+    def legal_moves(self) -> list[Move]:
+        from .game import Phase, legal_moves
+
+        stack = (self.received[0],) if self.received else None  # only the top matters for placing
+        return legal_moves(self.phase, self.grid.cells, self.candidates, stack)
+
+    def is_legal(self, move: Move | None) -> bool:
+        from .game import illegal_reason
+
+        received = (self.received[0],) if self.received else None
+        return illegal_reason(self.phase, self.grid.cells, self.candidates, received, move, self.call) is None
+
+
+def shared_state(game: Game) -> tuple:
+    """The part of every seat's view that is the same for all seats (built once per state)."""
+    cache = game._view_cache
+    grids = []
+    for other in range(game.n):
+        grid_view = cache[other]
+        if grid_view is None:
+            grid_view = cache[other] = GridView(game._grids[other])
+        grids.append(grid_view)
+    pile = game._pile
+    return (
+        game.names,
+        game.rules,
+        game.round_index,
+        game.rules.rounds(),
+        game.captain,
+        game.phase,
+        game.call,
+        game.flips,
+        tuple(grids),
+        pile[-1] if pile else None,
+        tuple(game._discard),
+        game.rules.discard_limit(game.n),
+        len(game._draw),
+        game.totals,
+        tuple(result.scores for result in game.results),
+        game.history,
+    )
+
+
+def make_view(game: Game, seat: int, shared: tuple) -> PlayerView:
+    received = game.received(seat)
+    return tuple.__new__(
+        PlayerView, (seat, *shared, game.candidates(seat), (received[-1], len(received)) if received else None)
+    )
