@@ -13,30 +13,22 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
 from typing import NamedTuple
 
 from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, RulesError
 from .grid import Cell, Stack, cover_targets, duck_targets, fmt_cell, is_cover, is_duck, move_stack, why_illegal
-from .moves import Call, Move, Turn
+from .moves import Call, Move, Phase, Turn
 from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
 from .view import PlayerView, make_view, shared_state
 
 START_COLUMNS, START_ROWS = 4, 3
 
 
-class Phase(Enum):
-    FLIP = "flip"  # the Captain is about to flip
-    MOVE = "move"  # seats choose which stack to move where
-    GIFT = "gift"  # low blows: seats choose a duck to give to their left
-    PLACE = "place"  # low blows: seats place the stack they received
-    ROUND_OVER = "round-over"
-    GAME_OVER = "game-over"
-
-
 CHOOSING = (Phase.MOVE, Phase.GIFT, Phase.PLACE)
+DEAD_CALL = Call("dead")
+SINGLE_CALLS = {code: Call("move", (code,)) for code in (*NUMBERS, MAX)}  # shared, immutable
 SINGLE_STACK, DISCARD_LIMIT, CAPPED = "single-stack", "discard-limit", "turn-cap"
 
 
@@ -153,22 +145,23 @@ class Game:
             raise IllegalMoveError("a new round starts only after the previous one ended")
         index = len(self.rounds)
         rules = self.rules
+        deal = _seed_rng(self.seed, index)  # one stream per round: layouts, then removals, then the deck
         if layouts is None:
-            layouts = [random_layout(_seed_rng(self.seed, index, "layout", seat)) for seat in range(self.n)]
+            layouts = [random_layout(deal) for _ in range(self.n)]
         if captain is None:
             captain = rules.captain_of(self.first_captain, index, self.n)
         cards = rules.deck()
         if removed is None:
             removed = []
             if rules.has(SURPRISES):
-                removed = _seed_rng(self.seed, index, "surprises").sample(sorted(cards), SURPRISE_CARDS)
+                removed = deal.sample(sorted(cards), SURPRISE_CARDS)
         for code in removed:
             if code not in cards:
                 raise IllegalMoveError(f"removed card {flip_name(code)} is not in the draw deck")
             cards.remove(code)
         if deck is None:
             deck = sorted(cards)
-            _seed_rng(self.seed, index, "deck", 0).shuffle(deck)
+            deal.shuffle(deck)
         elif sorted(deck) != sorted(cards):
             raise IllegalMoveError("the recorded deck is not the round's draw deck")
         self.rounds.append(RoundLog(captain, [list(map(list, lay)) for lay in layouts], list(deck), list(removed)))
@@ -183,6 +176,9 @@ class Game:
             self._grids.append(grid)
             self._tops.append({stack[0]: cell for cell, stack in grid.items()})
         self._mixed = rules.has(LOW_BLOWS)  # cards may change hands: look tops up by scanning
+        self._two_flips = rules.has(TWO_FLIPS)
+        self._limit = rules.discard_limit(self.n)
+        self._last_round = index + 1 == rules.rounds()
         self._history: tuple[Turn, ...] = ()
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
@@ -283,7 +279,7 @@ class Game:
         if self.phase is not Phase.FLIP:
             raise IllegalMoveError(f"cannot flip now: the game is in the {self.phase.value} phase")
         first = self._draw_card(code)
-        if self.rules.has(TWO_FLIPS):
+        if self._two_flips:
             self._flips = (first, self._draw_card(second))
             self._call = self._two_flip_call(*self._flips)
         else:
@@ -291,7 +287,7 @@ class Game:
                 raise IllegalMoveError("only the two-flips variant flips two cards")
             self._flips = (first,)
             self._call = self._one_flip_call(first)
-        self._candidates = [self._options(seat) for seat in range(self.n)]
+        self._candidates = self._all_options()
         self.phase = Phase.GIFT if self._call.kind == "gift" else Phase.MOVE
         self._version += 1
         if not any(self._candidates):
@@ -313,7 +309,7 @@ class Game:
         if not self._pile:
             raise IllegalMoveError("the draw deck and the Captain pile are both empty")
         new = sorted(self._pile)
-        _seed_rng(self.seed, self.round_index, "deck", len(self.round.reshuffles) + 1).shuffle(new)
+        _seed_rng(self.seed, self.round_index, "reshuffle", len(self.round.reshuffles) + 1).shuffle(new)
         self.round.reshuffles.append(new)
         self._pile = []
         self._draw = list(reversed(new))
@@ -325,9 +321,9 @@ class Game:
         if code == REPEAT:
             code = self._previous  # None: first flip of the round, or the previous flip was discarded
             if code is None:
-                return Call("dead")
+                return DEAD_CALL
         self._previous = code
-        return Call("move", (code,))
+        return SINGLE_CALLS[code]
 
     def _two_flip_call(self, first: int, second: int) -> Call:
         options = []
@@ -338,6 +334,19 @@ class Game:
                 options.append(code)
             self._previous = code
         return Call("move", tuple(options)) if options else Call("dead")
+
+    def _all_options(self) -> list[tuple[tuple[Card, Cell], ...]]:
+        kind, options = self._call
+        if kind == "move" and len(options) == 1 and options[0] != MAX and not self._mixed:
+            # The common case, kept lean: each seat's own card with the called number, if visible.
+            number = options[0]
+            found = []
+            for family, tops in zip(CARDS, self._tops):
+                card = family[number]
+                cell = tops.get(card)
+                found.append(((card, cell),) if cell is not None else ())
+            return found
+        return [self._options(seat) for seat in range(self.n)]
 
     def _options(self, seat: int) -> tuple[tuple[Card, Cell], ...]:
         kind, options = self._call
@@ -383,6 +392,8 @@ class Game:
         self._check(seat, move)
 
     def _check(self, seat: int, move: Move | None) -> None:
+        if move is None and not self._candidates[seat]:
+            return  # Quack, or nothing to do
         if self.phase is Phase.MOVE and type(move) is Move:
             # Fast path for the common case; anything unusual gets the full explanation below.
             for card, origin in self._candidates[seat]:
@@ -413,18 +424,12 @@ class Game:
 
     def _finish_turn(self, moves: tuple[Move | None, ...]) -> Turn:
         moved = False
-        received = self._received
+        placing = self.phase is Phase.PLACE
         for seat, move in enumerate(moves):
-            if move is None:
-                continue
-            moved = True
-            if self.phase is Phase.PLACE:
-                self._set_grid(seat, move_stack(self._grids[seat], None, move.to, received[seat]))
-            else:
-                origin = self._tops[seat][move.card]
-                self._set_grid(seat, move_stack(self._grids[seat], origin, move.to))
-        two_flips = self.rules.has(TWO_FLIPS)
-        discarded = not moved and not two_flips
+            if move is not None:
+                moved = True
+                self._move(seat, move, placing)
+        discarded = not moved and not self._two_flips
         (self._discard if discarded else self._pile).extend(self._flips)
         if discarded:
             self._previous = None  # a Repeat after a discarded card is discarded too
@@ -439,6 +444,25 @@ class Game:
         self._version += 1
         return turn
 
+    def _move(self, seat: int, move: Move, placing: bool) -> None:
+        """Apply one seat's checked move to a fresh copy of its grid (copy-on-write)."""
+        grid = dict(self._grids[seat])
+        tops = dict(self._tops[seat])
+        to = move.to
+        if placing:
+            stack = self._received[seat]
+        else:
+            stack = grid.pop(tops[move.card])
+        below = grid.get(to)
+        if below:
+            del tops[below[-1]]  # covered for good
+            stack = below + stack
+        grid[to] = stack
+        tops[move.card] = to
+        self._grids[seat] = grid
+        self._tops[seat] = tops
+        self._view_cache[seat] = None
+
     def _set_grid(self, seat: int, grid: dict[Cell, Stack]) -> None:
         self._grids[seat] = grid
         self._tops[seat] = {stack[-1]: cell for cell, stack in grid.items()}
@@ -446,7 +470,7 @@ class Game:
 
     def _end_round_if_over(self) -> None:
         singles = tuple(seat for seat, grid in enumerate(self._grids) if len(grid) == 1)
-        limit = self.rules.discard_limit(self.n)
+        limit = self._limit
         if singles:
             reason = SINGLE_STACK
         elif limit is not None and len(self._discard) >= limit:
@@ -455,7 +479,7 @@ class Game:
             reason = CAPPED
         else:
             return
-        last = len(self.rounds) == self.rules.rounds()
+        last = self._last_round
         scores = tuple(
             self.rules.round_score([self.rules.value(stack[-1].number) for stack in grid.values()], last)
             for grid in self._grids

@@ -1,10 +1,20 @@
 """The small immutable values a turn is made of: moves, calls and the public turn record."""
 from __future__ import annotations
 
+from enum import Enum
 from typing import NamedTuple
 
 from .cards import MAX, Card, flip_name
 from .grid import Cell, fmt_cell
+
+
+class Phase(Enum):
+    FLIP = "flip"  # the Captain is about to flip
+    MOVE = "move"  # seats choose which stack to move where
+    GIFT = "gift"  # low blows: seats choose a duck to give to their left
+    PLACE = "place"  # low blows: seats place the stack they received
+    ROUND_OVER = "round-over"
+    GAME_OVER = "game-over"
 
 
 class Move(NamedTuple):

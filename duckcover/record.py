@@ -276,13 +276,13 @@ def _read_move(game: Game, seat: int, item: object, gift: bool, fail) -> Move | 
 
 
 def _resolve_card(game: Game, seat: int, number: int, family: int | None, fail) -> Card:
-    """The card a record names: by number among what may move now, `family` when two share it."""
-    matching = [card for card, _ in game.candidates(seat) if card.number == number]
+    """The card a record names: `family` if given, else the seat's own card with that number,
+    else the one card with that number the seat may move now (a gift received)."""
     if family is not None:
         return CARDS[family][number]
-    if len(matching) > 1:
-        raise fail(f"two cards numbered {number} may move; give \"family\"", seat)
-    return matching[0] if matching else CARDS[seat][number]
+    own = CARDS[seat][number]
+    matching = [card for card, _ in game.candidates(seat) if card.number == number]
+    return own if own in matching or len(matching) != 1 else matching[0]
 
 
 # --- the replay output (RECORD.md) ---------------------------------------------------------

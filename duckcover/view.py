@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .cards import Card
 from .grid import Cell, reading_order, sorted_stacks
-from .moves import Call, Move, Turn
+from .moves import Call, Move, Phase, Turn
 from .rules import Rules
 
 if TYPE_CHECKING:
-    from .game import Game, Phase
+    from .game import Game
 
 
 class StackInfo(NamedTuple):
@@ -120,7 +120,7 @@ class PlayerView(NamedTuple):
         return self.call.kind == "move" and not self.candidates
 
     def legal_moves(self) -> list[Move]:
-        from .game import Phase, legal_moves
+        from .game import legal_moves
 
         stack = (self.received[0],) if self.received else None  # only the top matters for placing
         return legal_moves(self.phase, self.grid.cells, self.candidates, stack)
@@ -163,7 +163,7 @@ def shared_state(game: Game) -> tuple:
 
 
 def make_view(game: Game, seat: int, shared: tuple) -> PlayerView:
-    received = game.received(seat)
+    received = game._received[seat] if shared[5] is Phase.PLACE else None
     return tuple.__new__(
-        PlayerView, (seat, *shared, game.candidates(seat), (received[-1], len(received)) if received else None)
+        PlayerView, (seat, *shared, game._candidates[seat], (received[-1], len(received)) if received else None)
     )
