@@ -1,0 +1,101 @@
+"""Small builders shared by the rules, record and property tests.
+
+Hand-made positions come from `Game(..., start=False)` + `start_round(layouts=...)`,
+then forced flips (`flip(code)`) and joint moves, so each rule test states its whole
+position in a few lines.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from duckcover.cards import CARDS, FLIP_CODES, packaged_splashes
+from duckcover.game import Game, Phase
+from duckcover.moves import Move
+from duckcover.rules import Rules
+
+# The splash table of RULES.md; tests never depend on a user's override of it.
+SPLASHES = (0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5)
+STANDARD = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
+
+
+def rules(*variants: str, **options) -> Rules:
+    return Rules(variants=frozenset(variants), splashes=packaged_splashes(), **options)
+
+
+def layout(placed: dict[tuple[int, int], int] | None = None) -> list[list[int]]:
+    """A 4x3 starting layout with `placed` cell -> number; other numbers fill the rest in order."""
+    placed = placed or {}
+    rest = iter(n for n in range(1, 13) if n not in placed.values())
+    return [[placed[(x, y)] if (x, y) in placed else next(rest) for x in range(4)] for y in range(3)]
+
+
+def new_game(layouts, rule_set: Rules | None = None, captain: int = 0, deck=None, removed=None) -> Game:
+    """A game whose first round starts from the given layouts (one per seat)."""
+    game = Game(len(layouts), rule_set or rules(), seed=0, start=False)
+    game.start_round(layouts=layouts, captain=captain, deck=deck, removed=removed)
+    return game
+
+
+def code(flip) -> int:
+    return flip if isinstance(flip, int) else FLIP_CODES[flip]
+
+
+def card(seat: int, number: int, family: int | None = None):
+    return CARDS[seat if family is None else family][number]
+
+
+def moves_for(game: Game, chosen: dict) -> list[Move | None]:
+    """`chosen`: seat -> (number, cell) or (number, cell, family); other seats pass None."""
+    out: list[Move | None] = [None] * game.n
+    for seat, spec in chosen.items():
+        number, to, *family = spec
+        out[seat] = Move(card(seat, number, family[0] if family else None), to)
+    return out
+
+
+def turn(game: Game, flip, chosen: dict | None = None):
+    """Flip `flip` and, if anybody must move, play `chosen`. Returns the call."""
+    call = game.flip(code(flip))
+    if game.phase is Phase.MOVE:
+        game.play(moves_for(game, chosen or {}))
+    return call
+
+
+def tops(game: Game, seat: int) -> dict[tuple[int, int], int]:
+    return {cell: stack[-1].number for cell, stack in game.grid(seat).items()}
+
+
+def every_card(game: Game, seat: int) -> list:
+    return [c for stack in game.grid(seat).values() for c in stack]
+
+
+# --- records and the replay command -------------------------------------------------------------
+def run_replay(path: Path | str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "duckcover", "replay", str(path), *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def write_json(path: Path, data) -> Path:
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return path
+
+
+def finish_round(game: Game, bot_class=None) -> None:
+    """Play the current round to its end with bots (greedy by default)."""
+    from duckcover.harness import decide, prepare
+    from duckcover_bots.greedy import GreedyBot
+
+    bots = [(bot_class or GreedyBot)() for _ in range(game.n)]
+    prepare(bots)
+    while game.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
+        if game.phase is Phase.FLIP:
+            game.flip()
+        else:
+            game.play(decide(game, bots))
