@@ -64,9 +64,15 @@ class RoundLog:
     end_pile: tuple[int, ...] = ()
 
 
+def shuffled(items: Sequence[int], rng: random.Random) -> list[int]:
+    """A uniformly random order. Sorting by random keys costs a fraction of random.shuffle,
+    which matters when simulations deal thousands of rounds a second."""
+    keys = [rng.random() for _ in items]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
+
+
 def random_layout(rng: random.Random) -> list[list[int]]:
-    numbers = list(NUMBERS)
-    rng.shuffle(numbers)
+    numbers = shuffled(NUMBERS, rng)
     return [numbers[row * START_COLUMNS : (row + 1) * START_COLUMNS] for row in range(START_ROWS)]
 
 
@@ -115,6 +121,8 @@ class Game:
         self.phase = Phase.ROUND_OVER
         self._view_cache: list = [None] * self.n
         self._totals: tuple[int, ...] = (0,) * self.n
+        self._awaiting: tuple[int, ...] = ()
+        self._round_scores: tuple[tuple[int, ...], ...] = ()
         self._version = 0  # bumped by every change, so views know when to rebuild
         self._shared: tuple | None = None
         if start:
@@ -161,7 +169,7 @@ class Game:
             cards.remove(code)
         if deck is None:
             deck = sorted(cards)
-            deal.shuffle(deck)
+            deck = shuffled(deck, deal)
         elif sorted(deck) != sorted(cards):
             raise IllegalMoveError("the recorded deck is not the round's draw deck")
         self.rounds.append(RoundLog(captain, [list(map(list, lay)) for lay in layouts], list(deck), list(removed)))
@@ -179,11 +187,12 @@ class Game:
         self._two_flips = rules.has(TWO_FLIPS)
         self._limit = rules.discard_limit(self.n)
         self._last_round = index + 1 == rules.rounds()
+        self._round_facts = (self.names, rules, index, rules.rounds(), captain)  # fixed for the round
         self._history: tuple[Turn, ...] = ()
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
         self._call = Call("move")
-        self._candidates: list[tuple[tuple[Card, Cell], ...]] = [()] * self.n
+        self._set_candidates([()] * self.n)
         self._gifts: tuple[Move | None, ...] | None = None
         self._received: list[Stack | None] = [None] * self.n
         self._view_cache = [None] * self.n
@@ -234,9 +243,7 @@ class Game:
     @property
     def awaiting(self) -> tuple[int, ...]:
         """Seats that must choose before `play` (the others pass None)."""
-        if self.phase not in CHOOSING:
-            return ()
-        return tuple(seat for seat, options in enumerate(self._candidates) if options)
+        return self._awaiting
 
     def candidates(self, seat: int) -> tuple[tuple[Card, Cell], ...]:
         """The (card, cell) stacks this seat may move now; empty means Quack / nothing."""
@@ -287,10 +294,10 @@ class Game:
                 raise IllegalMoveError("only the two-flips variant flips two cards")
             self._flips = (first,)
             self._call = self._one_flip_call(first)
-        self._candidates = self._all_options()
+        self._set_candidates(self._all_options())
         self.phase = Phase.GIFT if self._call.kind == "gift" else Phase.MOVE
         self._version += 1
-        if not any(self._candidates):
+        if not self._awaiting:
             self._finish_turn((None,) * self.n)
         return self._call
 
@@ -308,8 +315,7 @@ class Game:
         """An empty draw deck: the Captain pile is shuffled into a new one; the Discard area stays."""
         if not self._pile:
             raise IllegalMoveError("the draw deck and the Captain pile are both empty")
-        new = sorted(self._pile)
-        _seed_rng(self.seed, self.round_index, "reshuffle", len(self.round.reshuffles) + 1).shuffle(new)
+        new = shuffled(sorted(self._pile), _seed_rng(self.seed, self.round_index, "reshuffle", len(self.round.reshuffles) + 1))
         self.round.reshuffles.append(new)
         self._pile = []
         self._draw = list(reversed(new))
@@ -378,8 +384,10 @@ class Game:
             raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase")
         if len(moves) != self.n:
             raise IllegalMoveError(f"expected {self.n} moves, one per seat, got {len(moves)}")
+        candidates = self._candidates
         for seat, move in enumerate(moves):
-            self._check(seat, move)
+            if move is not None or candidates[seat]:  # a Quack needs no checking
+                self._check(seat, move)
         if self.phase is Phase.GIFT:
             self._give(moves)
             return None
@@ -418,9 +426,7 @@ class Game:
         self._gifts = tuple(gifts)
         self.phase = Phase.PLACE
         self._version += 1
-        for seat in range(self.n):
-            stack = self._received[seat]
-            self._candidates[seat] = ((stack[-1], None),)  # type: ignore[index]
+        self._set_candidates([((stack[-1], None),) for stack in self._received])  # type: ignore[index]
 
     def _finish_turn(self, moves: tuple[Move | None, ...]) -> Turn:
         moved = False
@@ -435,14 +441,19 @@ class Game:
             self._previous = None  # a Repeat after a discarded card is discarded too
         turn = Turn(self._flips, self._call, moves, self._gifts, discarded)
         self._history += (turn,)
-        self.round.turns.append(turn)
+        self.rounds[-1].turns.append(turn)
         self._gifts = None
-        self._received = [None] * self.n
-        self._candidates = [()] * self.n
+        if placing:
+            self._received = [None] * self.n
+        self._set_candidates([()] * self.n)
         self.phase = Phase.FLIP
         self._end_round_if_over()
         self._version += 1
         return turn
+
+    def _set_candidates(self, candidates: list[tuple[tuple[Card, Cell], ...]]) -> None:
+        self._candidates = candidates
+        self._awaiting = tuple(seat for seat, options in enumerate(candidates) if options)
 
     def _move(self, seat: int, move: Move, placing: bool) -> None:
         """Apply one seat's checked move to a fresh copy of its grid (copy-on-write)."""
@@ -469,7 +480,8 @@ class Game:
         self._view_cache[seat] = None
 
     def _end_round_if_over(self) -> None:
-        singles = tuple(seat for seat, grid in enumerate(self._grids) if len(grid) == 1)
+        grids = self._grids
+        singles = tuple(seat for seat, grid in enumerate(grids) if len(grid) == 1) if min(map(len, grids)) == 1 else ()
         limit = self._limit
         if singles:
             reason = SINGLE_STACK
@@ -490,6 +502,7 @@ class Game:
         log.end_grids, log.end_discard, log.end_pile = tuple(self._grids), tuple(self._discard), tuple(self._pile)
         self.results.append(outcome)
         self._totals = tuple(total + score for total, score in zip(self._totals, scores))
+        self._round_scores += (scores,)
         self.phase = Phase.GAME_OVER if last else Phase.ROUND_OVER
 
     # --- views --------------------------------------------------------------------------

@@ -35,6 +35,8 @@ class Rules:
     captain: str = "rotate"
     variants: frozenset[str] = frozenset()
     splashes: tuple[int, ...] = field(default_factory=default_splashes)
+    # values[n]: what a visible card n scores under these rules (index 0 unused); derived.
+    values: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.max_by not in MAX_BY:
@@ -49,6 +51,9 @@ class Rules:
             raise RulesError("low-blows and two-flips cannot be combined: both redefine the turn")
         if len(self.splashes) != 12:
             raise RulesError("the splash table needs 12 values")
+        object.__setattr__(self, "splashes", tuple(self.splashes))
+        scored = range(13) if COMPETITION in self.variants else (0, *self.splashes)
+        object.__setattr__(self, "values", tuple(scored))
 
     def has(self, variant: str) -> bool:
         return variant in self.variants
@@ -74,7 +79,7 @@ class Rules:
 
     def value(self, number: int) -> int:
         """What a visible card scores: its splashes, or its number under Competition."""
-        return number if self.has(COMPETITION) else self.splashes[number - 1]
+        return self.values[number]
 
     def max_key(self, number: int) -> int:
         return number if self.max_by == "number" else self.splashes[number - 1]

@@ -135,31 +135,30 @@ class PlayerView(NamedTuple):
 def shared_state(game: Game) -> tuple:
     """The part of every seat's view that is the same for all seats (built once per state)."""
     cache = game._view_cache
-    grids = []
-    for other in range(game.n):
-        grid_view = cache[other]
-        if grid_view is None:
-            grid_view = cache[other] = GridView(game._grids[other])
-        grids.append(grid_view)
+    grids = tuple(
+        view if view is not None else _grid_view(cache, seat, grid)
+        for seat, (view, grid) in enumerate(zip(cache, game._grids))
+    )
     pile = game._pile
     return (
-        game.names,
-        game.rules,
-        game.round_index,
-        game.rules.rounds(),
-        game.captain,
+        *game._round_facts,
         game.phase,
-        game.call,
-        game.flips,
-        tuple(grids),
+        game._call,
+        game._flips,
+        grids,
         pile[-1] if pile else None,
         tuple(game._discard),
-        game.rules.discard_limit(game.n),
+        game._limit,
         len(game._draw),
-        game.totals,
-        tuple(result.scores for result in game.results),
-        game.history,
+        game._totals,
+        game._round_scores,
+        game._history,
     )
+
+
+def _grid_view(cache: list, seat: int, grid) -> GridView:
+    view = cache[seat] = GridView(grid)
+    return view
 
 
 def make_view(game: Game, seat: int, shared: tuple) -> PlayerView:
