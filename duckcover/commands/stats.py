@@ -1,0 +1,147 @@
+"""`duckcover stats [--json] [--games] [--db PATH] [--add FILE...] [--reset]`: the history of finished games."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..i18n import t
+from ..record import RecordError, loads
+from ..stats import StatsError, add_game, default_path, games, load, move_aside
+
+BAR_WIDTH = 30
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("stats", help="per-player statistics of the finished games")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--games", action="store_true", help="list the finished games instead")
+    parser.add_argument("--db", metavar="PATH", help="the statistics database (default: stats.db in the data directory)")
+    parser.add_argument("--add", metavar="FILE", nargs="+", help="add finished game records (duckcover-record/1 JSON)")
+    parser.add_argument(
+        "--reset", action="store_true", help="move a corrupt database aside (stats.db.corrupt-<time>) to start afresh"
+    )
+    parser.set_defaults(command="stats")
+
+
+def run(args) -> int:
+    db = Path(args.db).expanduser() if args.db else default_path()
+    try:
+        if args.reset:
+            return _reset(db)
+        if args.add:
+            return _add(args.add, db)
+        if args.games:
+            return _print_games(db, args.json)
+        return _print_players(db, args.json)
+    except StatsError as err:
+        print(f"duckcover stats: {err}", file=sys.stderr)
+        return 2
+
+
+def _reset(db: Path) -> int:
+    target = move_aside(db)
+    if target is None:
+        key = "stats.reset_healthy" if db.exists() else "stats.reset_missing"
+        print(t(key, path=db))
+    else:
+        print(t("stats.reset_done", path=target))
+    return 0
+
+
+def _add(files: list[str], db: Path) -> int:
+    for name in files:
+        try:
+            data = loads(Path(name).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as err:
+            print(f"{name}: cannot read: {getattr(err, 'strerror', None) or err}", file=sys.stderr)
+            return 2
+        except RecordError as err:
+            print(f"{name}: {err}", file=sys.stderr)
+            return 2
+        try:
+            added = add_game(data, db)
+        except StatsError as err:
+            print(f"{name}: {err}", file=sys.stderr)
+            return 2
+        print(t("stats.added" if added else "stats.already_added", file=name))
+    return 0
+
+
+def _print_players(db: Path, as_json: bool) -> int:
+    players = load(db)
+    if as_json:
+        count = len(games(db)) if players else 0
+        sys.stdout.write(json.dumps({"games": count, "players": [p.as_dict() for p in players]}, indent=1) + "\n")
+        return 0
+    if not players:
+        print(t("stats.empty"))
+        return 0
+    from rich.console import Console
+
+    console = Console()
+    console.print(players_table(players))
+    console.print(wins_chart(players))
+    console.print(t("stats.footer", games=len(games(db))))
+    return 0
+
+
+def _print_games(db: Path, as_json: bool) -> int:
+    rows = games(db)
+    if as_json:
+        sys.stdout.write(json.dumps([row.as_dict() for row in rows], indent=1, ensure_ascii=False) + "\n")
+        return 0
+    if not rows:
+        print(t("stats.empty"))
+        return 0
+    from rich.console import Console
+
+    Console().print(games_table(rows))
+    return 0
+
+
+# --- Rich renderables (plain text when NO_COLOR or not a terminal; Rich decides) -----------------
+def players_table(players):
+    from rich.table import Table
+
+    table = Table(title=t("stats.title"), title_justify="left")
+    table.add_column(t("stats.player"))
+    for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average", "stats.best_round",
+                "stats.worst_round", "stats.single_stacks"):
+        table.add_column(t(key), justify="right")
+    for p in players:
+        table.add_row(
+            p.name, str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+            f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
+        )
+    return table
+
+
+def wins_chart(players):
+    """Wins as bars of '#' (ASCII, so any terminal shows it), scaled to the leader."""
+    from rich.table import Table
+    from rich.text import Text
+
+    most = max(p.wins for p in players) or 1
+    chart = Table(title=t("stats.chart_wins"), title_justify="left", show_header=False, box=None, padding=(0, 1))
+    chart.add_column()
+    chart.add_column()
+    chart.add_column(justify="right")
+    for p in players:
+        length = round(BAR_WIDTH * p.wins / most)
+        chart.add_row(p.name, Text("#" * length, style="green"), str(p.wins))
+    return chart
+
+
+def games_table(rows):
+    from rich.table import Table
+
+    table = Table(title=t("stats.games_title"), title_justify="left")
+    for key in ("stats.game_id", "stats.date", "stats.players", "stats.totals", "stats.winners", "stats.variants"):
+        table.add_column(t(key))
+    for row in rows:
+        table.add_row(
+            str(row.id), row.date.replace("T", " ").removesuffix("+00:00"), ", ".join(row.players),
+            " / ".join(map(str, row.totals)), ", ".join(row.winner_names), ", ".join(row.variants) or "-",
+        )
+    return table

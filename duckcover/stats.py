@@ -1,0 +1,397 @@
+"""History and statistics: finished games in a local SQLite database, per-player figures.
+
+The database lives in `data_dir()/stats.db` (see paths.py). It is a cache built from game
+records: every row keeps the record it came from, so it can always be inspected or rebuilt.
+Outcomes are never taken from the record's word: `add_game` replays it through the engine.
+
+Safety: a file that is not a readable duckcover database (garbage, a foreign schema, damaged
+pages) or that a newer duckcover wrote (`PRAGMA user_version` above ours) is never written,
+deleted or "repaired": every call raises `StatsError` with one line and leaves the file
+byte-identical. `move_aside` (used by `duckcover stats --reset`) renames a corrupt file to
+`stats.db.corrupt-<UTC time>` so a fresh database can start; it refuses a newer one, which is
+not broken, only ahead of us.
+
+Scores follow the rules: lower is better. A shared victory is a win for every winner; a
+cooperative game counts as a win for the whole table, as the engine's outcome says.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import DuckError
+from .paths import data_dir
+from .record import replay, to_record
+
+SCHEMA_VERSION = 1
+DB_NAME = "stats.db"
+
+# StatsError.kind
+CORRUPT = "corrupt"  # not a readable duckcover database
+NEWER = "newer"  # written by a newer duckcover
+RECORD = "record"  # the record given to add_game is invalid or unfinished
+IO = "io"  # the file or its directory cannot be opened/created
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS games (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,      -- sha256 of the game's canonical record
+        date TEXT NOT NULL,            -- when it was added, UTC ISO 8601
+        players TEXT NOT NULL,         -- JSON list of names, by seat
+        totals TEXT NOT NULL,          -- JSON list of game totals, by seat
+        winners TEXT NOT NULL,         -- JSON list of winning seats
+        variants TEXT NOT NULL,        -- JSON list of variant names
+        decided_by TEXT NOT NULL,      -- score, fewest-cards, shared or team
+        rounds INTEGER NOT NULL,
+        record TEXT NOT NULL           -- the duckcover-record/1 JSON as given
+    )""",
+    """CREATE TABLE IF NOT EXISTS results (
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        won INTEGER NOT NULL,
+        best_round INTEGER NOT NULL,   -- lowest round score
+        worst_round INTEGER NOT NULL,  -- highest round score
+        single_stacks INTEGER NOT NULL,-- rounds this seat ended on exactly one stack
+        rounds INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+    "CREATE INDEX IF NOT EXISTS results_by_name ON results(name)",
+)
+EXPECTED_COLUMNS = {
+    "games": {"id", "key", "date", "players", "totals", "winners", "variants", "decided_by", "rounds", "record"},
+    "results": {"game_id", "seat", "name", "total", "won", "best_round", "worst_round", "single_stacks", "rounds"},
+}
+
+
+class StatsError(Exception):
+    """One line saying what is wrong; `kind` is CORRUPT, NEWER, RECORD or IO."""
+
+    def __init__(self, message: str, kind: str, path: Path | None = None):
+        super().__init__(message)
+        self.kind, self.path = kind, path
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    name: str
+    games: int
+    wins: int
+    average: float  # mean game total; lower is better
+    best_round: int  # lowest round score
+    worst_round: int  # highest round score
+    single_stacks: int  # rounds ended with exactly one stack
+    rounds: int  # rounds played
+
+    @property
+    def win_rate(self) -> float:
+        """Wins per game, 0.0-1.0."""
+        return self.wins / self.games if self.games else 0.0
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "win_rate": round(self.win_rate, 4), "average": round(self.average, 2)}
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    date: str  # UTC ISO 8601, when the game was added
+    players: tuple[str, ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]  # seats
+    variants: tuple[str, ...]
+    decided_by: str  # "score", "fewest-cards", "shared" or "team"
+    rounds: int
+    key: str  # content hash of the game (duplicates are refused by it)
+
+    @property
+    def winner_names(self) -> tuple[str, ...]:
+        return tuple(self.players[seat] for seat in self.winners)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "winner_names": list(self.winner_names)}
+
+
+def default_path() -> Path:
+    return data_dir() / DB_NAME
+
+
+# --- the public API -------------------------------------------------------------------------
+def add_game(record: dict, db_path: str | Path | None = None) -> bool:
+    """Add a finished game; False if it is already there. StatsError if it cannot be added."""
+    game = _finished_game(record)
+    key = game_key(game)
+    try:
+        record_text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as err:
+        raise StatsError(f"record refused: not JSON-serialisable ({err})", RECORD) from None
+    path = _path(db_path)
+    _create_parent(path)
+    fresh = _check(path) if path.exists() else True
+    with _connect(path) as conn:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if fresh:
+                _create_schema(conn, path)
+            inserted = _insert(conn, game, key, record_text)
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError as err:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise _db_error(path, err) from None
+    return inserted
+
+
+def load(db_path: str | Path | None = None) -> list[PlayerStats]:
+    """Per-player figures, most wins first, then the lowest average. [] when no database yet."""
+    rows = _read(
+        db_path,
+        """SELECT name, COUNT(DISTINCT game_id), COUNT(DISTINCT CASE WHEN won THEN game_id END),
+                  AVG(total), MIN(best_round), MAX(worst_round), SUM(single_stacks), SUM(rounds)
+           FROM results GROUP BY name""",
+    )
+    players = [PlayerStats(*row) for row in rows]
+    return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name))
+
+
+def games(db_path: str | Path | None = None) -> list[GameRow]:
+    """Every finished game, oldest first."""
+    rows = _read(
+        db_path, "SELECT id, date, players, totals, winners, variants, decided_by, rounds, key FROM games ORDER BY id"
+    )
+    out = []
+    for id_, date, players, totals, winners, variants, decided_by, rounds, key in rows:
+        out.append(
+            GameRow(
+                id_, date, *(tuple(json.loads(v)) for v in (players, totals, winners, variants)), decided_by, rounds, key
+            )
+        )
+    return out
+
+
+def record(game_id: int, db_path: str | Path | None = None) -> dict:
+    """The record a game was added from (to inspect, replay or rebuild the database)."""
+    rows = _read(db_path, "SELECT record FROM games WHERE id = ?", (game_id,))
+    if not rows:
+        raise StatsError(f"no game {game_id} in the statistics database", RECORD)
+    return json.loads(rows[0][0])
+
+
+def check(db_path: str | Path | None = None) -> None:
+    """Raise StatsError if the database exists but cannot be used. Never writes."""
+    path = _path(db_path)
+    if path.exists():
+        _check(path)
+
+
+def move_aside(db_path: str | Path | None = None) -> Path | None:
+    """Rename a corrupt database to `<name>.corrupt-<UTC time>`; the new path, or None if it is fine.
+
+    A newer database is refused (StatsError NEWER): it is not damaged, a newer duckcover reads it.
+    """
+    path = _path(db_path)
+    if not path.exists():
+        return None
+    try:
+        _check(path)
+        return None
+    except StatsError as err:
+        if err.kind != CORRUPT:
+            raise
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        path.rename(target)
+        journal = path.with_name(path.name + "-journal")
+        if journal.exists():  # a journal belongs to its database; left behind it could touch the new one
+            journal.rename(target.with_name(target.name + "-journal"))
+    except OSError as err:
+        raise StatsError(f"cannot move {path} aside: {err.strerror or err}", IO, path) from None
+    return target
+
+
+def game_key(game) -> str:
+    """sha256 of the game's canonical record: what happened, not how the file was written.
+
+    Replaying normalises the rules, and realised decks, the seed, bot labels and any extra
+    top-level keys (timestamps an app may add) are left out, so re-saving or pretty-printing
+    a record never makes it count twice, while any different turn does.
+    """
+    canon = to_record(game)
+    canon.pop("seed", None)
+    canon["players"] = [player["name"] for player in canon["players"]]
+    for entry in canon["rounds"]:
+        entry.pop("deck", None)
+        entry.pop("reshuffles", None)
+    text = json.dumps(canon, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- records ---------------------------------------------------------------------------------
+def _finished_game(record: dict):
+    if not isinstance(record, dict):
+        raise StatsError("record refused: a record is a JSON object", RECORD)
+    try:
+        game = replay(record)
+    except DuckError as err:
+        raise StatsError(f"record refused: {err}", RECORD) from None
+    except (TypeError, ValueError, KeyError, AttributeError) as err:  # a shape replay did not foresee
+        raise StatsError(f"record refused: {type(err).__name__}: {err}", RECORD) from None
+    if not game.over:
+        done = len(game.results)
+        raise StatsError(
+            f"record refused: the game is not finished ({done} of {game.rules.rounds()} rounds played)", RECORD
+        )
+    return game
+
+
+def _insert(conn: sqlite3.Connection, game, key: str, record_text: str) -> bool:
+    outcome = game.outcome()
+    date = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    variants = sorted(game.rules.variants)
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO games (key, date, players, totals, winners, variants, decided_by, rounds, record)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            key,
+            date,
+            json.dumps(list(game.names), ensure_ascii=False),
+            json.dumps(list(outcome.totals)),
+            json.dumps(list(outcome.winners)),
+            json.dumps(variants),
+            outcome.decided_by,
+            len(game.results),
+            record_text,
+        ),
+    )
+    if cursor.rowcount == 0:
+        return False  # the same game was added before
+    game_id = cursor.lastrowid
+    conn.executemany(
+        "INSERT INTO results (game_id, seat, name, total, won, best_round, worst_round, single_stacks, rounds)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_result_row(game_id, game, outcome, seat) for seat in range(game.n)],
+    )
+    return True
+
+
+def _result_row(game_id: int, game, outcome, seat: int) -> tuple:
+    scores = [result.scores[seat] for result in game.results]
+    singles = sum(seat in result.single_stack for result in game.results)
+    return (
+        game_id, seat, game.names[seat], outcome.totals[seat], int(seat in outcome.winners),
+        min(scores), max(scores), singles, len(scores),
+    )
+
+
+# --- the database file -----------------------------------------------------------------------
+def _path(db_path: str | Path | None) -> Path:
+    return Path(db_path).expanduser() if db_path is not None else default_path()
+
+
+def _create_parent(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StatsError(f"cannot create {path.parent}: {err.strerror or err}", IO, path) from None
+
+
+def _corrupt(path: Path, detail: str) -> StatsError:
+    return StatsError(
+        f"statistics database {path} is corrupt or not a duckcover database ({detail}); "
+        "it was left untouched ('duckcover stats --reset' moves it aside)",
+        CORRUPT,
+        path,
+    )
+
+
+def _db_error(path: Path, err: sqlite3.Error) -> StatsError:
+    if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+        return StatsError(f"statistics database {path} is busy (another duckcover is writing): {err}", IO, path)
+    if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
+        return _corrupt(path, str(err))
+    return StatsError(f"statistics database {path} cannot be used: {err}", IO, path)
+
+
+def _connect(path: Path, read_only: bool = False) -> "_Closing":
+    """A connection in autocommit mode (transactions are explicit). Read-only never writes."""
+    try:
+        if read_only:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5, isolation_level=None)
+        else:
+            conn = sqlite3.connect(path, timeout=5, isolation_level=None)
+    except sqlite3.Error as err:
+        raise StatsError(f"statistics database {path} cannot be opened: {err}", IO, path) from None
+    return _Closing(conn)
+
+
+class _Closing:
+    """`with` closes the connection (sqlite3's own context manager only ends transactions)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.conn
+
+    def __exit__(self, *exc) -> None:
+        self.conn.close()
+
+
+def _check(path: Path) -> bool:
+    """StatsError unless `path` is a usable database; True when it is empty (schema to create)."""
+    if path.is_dir():
+        raise StatsError(f"statistics database {path} is a directory", IO, path)
+    # After a crash mid-write SQLite rolls the journal back on the next read-write open; a
+    # read-only open cannot, so let that case through to the writer instead of calling it corrupt.
+    read_only = not path.with_name(path.name + "-journal").exists()
+    with _connect(path, read_only) as conn:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StatsError(
+                    f"statistics database {path} was written by a newer duckcover (schema {version}; "
+                    f"this version reads {SCHEMA_VERSION}); it was left untouched",
+                    NEWER,
+                    path,
+                )
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if version < 0 or (version == 0 and tables):
+                raise _corrupt(path, f"unknown schema version {version}" if version else "tables of another program")
+            if version == 0:
+                return True
+            for table, columns in EXPECTED_COLUMNS.items():
+                have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+                if not columns <= have:
+                    raise _corrupt(path, f"table {table!r} is missing or incomplete")
+            status = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if status != "ok":
+                raise _corrupt(path, f"integrity check: {status}")
+        except sqlite3.Error as err:
+            raise _db_error(path, err) from None
+    return False
+
+
+def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
+    # Inside the caller's transaction: two processes creating at once cannot both do it.
+    if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return
+    for statement in SCHEMA:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _read(db_path: str | Path | None, query: str, params: tuple = ()) -> list[tuple]:
+    path = _path(db_path)
+    if not path.exists() or _check(path):
+        return []  # no database yet, or an empty one
+    with _connect(path, read_only=True) as conn:
+        try:
+            return conn.execute(query, params).fetchall()
+        except sqlite3.Error as err:
+            raise _db_error(path, err) from None

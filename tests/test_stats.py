@@ -1,0 +1,330 @@
+"""History & statistics: finished games in SQLite, per-player figures, a corrupt or newer database."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from duckcover import stats
+from duckcover.cards import CARDS
+from duckcover.game import CHOOSING, Game, Phase, random_layout
+from duckcover.harness import play_game
+from duckcover.moves import Move
+from duckcover.paths import ENV_VAR, data_dir
+from duckcover.record import dumps, loads, replay, to_record
+from duckcover.stats import CORRUPT, NEWER, RECORD, StatsError
+from duckcover_bots.greedy import GreedyBot
+from duckcover_bots.random_bot import RandomBot
+
+NAMES = ["Ann", "Bob", "Cy"]
+
+
+def finished_record(seed: int, names=NAMES) -> dict:
+    bots = [GreedyBot(), RandomBot(), GreedyBot()][: len(names)]
+    game = play_game(bots, seed=seed, names=names)
+    return to_record(game, bots=[bot.name for bot in bots])
+
+
+def mirrored_record(seed: int) -> dict:
+    """Two players with the same layouts making the same moves: the victory must be shared."""
+    game = Game(["Ann", "Bob"], seed=seed, start=False)
+    bot = GreedyBot()
+    rng = random.Random(seed)
+    while not game.over:
+        layout = random_layout(rng)
+        game.start_round([layout, copy.deepcopy(layout)])
+        while game.phase is Phase.FLIP:
+            game.flip()
+            while game.phase in CHOOSING:
+                move = bot.choose(game.view(0))
+                twin = Move(CARDS[1][move.card.number], move.to) if move else None
+                game.play([move, twin])
+    return to_record(game)
+
+
+def expected_figures(records: list[dict]) -> dict[str, dict]:
+    """What the statistics should say, computed straight from the replayed games."""
+    out: dict[str, dict] = {}
+    for data in records:
+        game = replay(data)
+        outcome = game.outcome()
+        for seat, name in enumerate(game.names):
+            scores = [result.scores[seat] for result in game.results]
+            row = out.setdefault(name, {"games": 0, "wins": 0, "totals": [], "rounds": [], "singles": 0})
+            row["games"] += 1
+            row["wins"] += seat in outcome.winners
+            row["totals"].append(outcome.totals[seat])
+            row["rounds"] += scores
+            row["singles"] += sum(seat in result.single_stack for result in game.results)
+    return out
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    return tmp_path / "stats.db"
+
+
+def test_data_dir_and_default_database_follow_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "elsewhere"))
+    assert data_dir() == tmp_path / "elsewhere"
+    assert stats.default_path() == tmp_path / "elsewhere" / "stats.db"
+    monkeypatch.delenv(ENV_VAR)
+    assert data_dir().name.lower() == "duckcover"
+
+
+def test_figures_after_two_finished_games(db):
+    records = [finished_record(1), finished_record(2)]
+    assert [stats.add_game(data) for data in records] == [True, True]
+    assert db.exists()  # the default path, inside DUCKCOVER_DATA
+    expected = expected_figures(records)
+    players = stats.load()
+    assert {p.name for p in players} == set(NAMES)
+    for p in players:
+        want = expected[p.name]
+        assert (p.games, p.wins, p.rounds, p.single_stacks) == (2, want["wins"], 6, want["singles"])
+        assert p.average == pytest.approx(sum(want["totals"]) / 2)
+        assert (p.best_round, p.worst_round) == (min(want["rounds"]), max(want["rounds"]))
+        assert p.win_rate == pytest.approx(want["wins"] / 2)
+    assert sum(p.single_stacks for p in players) > 0  # the greedy games do end on single stacks
+
+
+def test_players_sorted_by_wins_then_lowest_average(db):
+    for seed in range(1, 5):
+        stats.add_game(finished_record(seed))
+    players = stats.load()
+    keys = [(-p.wins, p.average) for p in players]
+    assert keys == sorted(keys)
+
+
+def test_games_keep_outcome_and_the_record_itself(db):
+    data = finished_record(3)
+    stats.add_game(data)
+    (row,) = stats.games()
+    game = replay(data)
+    outcome = game.outcome()
+    assert row.players == tuple(NAMES)
+    assert row.totals == outcome.totals and row.winners == outcome.winners
+    assert row.winner_names == tuple(NAMES[seat] for seat in outcome.winners)
+    assert row.variants == () and row.rounds == 3 and row.decided_by == outcome.decided_by
+    assert row.date.endswith("+00:00")
+    assert stats.record(row.id) == data
+    with pytest.raises(StatsError):
+        stats.record(row.id + 1)
+
+
+def test_variants_are_stored(db):
+    from duckcover.rules import Rules
+
+    game = play_game([GreedyBot(), GreedyBot()], rules=Rules(variants=frozenset({"competition", "pressure"})), seed=4)
+    stats.add_game(to_record(game))
+    assert stats.games()[0].variants == ("competition", "pressure")
+
+
+def test_the_same_game_twice_counts_once(db):
+    data = finished_record(5)
+    assert stats.add_game(data) is True
+    assert stats.add_game(data) is False
+    # Re-saved: pretty-printed, keys reordered, an app's timestamp added. Still the same game.
+    resaved = loads(dumps({"saved_at": "2026-01-01T00:00:00Z", **dict(reversed(list(data.items())))}))
+    assert stats.add_game(resaved) is False
+    assert len(stats.games()) == 1
+    assert all(p.games == 1 for p in stats.load())
+    assert stats.add_game(finished_record(6)) is True
+
+
+def test_shared_victory_is_a_win_for_each_winner(db):
+    data = mirrored_record(7)
+    outcome = replay(data).outcome()
+    assert outcome.decided_by == "shared" and outcome.winners == (0, 1)
+    stats.add_game(data)
+    assert {(p.name, p.games, p.wins) for p in stats.load()} == {("Ann", 1, 1), ("Bob", 1, 1)}
+
+
+def test_unfinished_record_is_refused_and_nothing_is_written(db):
+    data = finished_record(8)
+    data["rounds"] = data["rounds"][:2]
+    with pytest.raises(StatsError, match="not finished") as caught:
+        stats.add_game(data)
+    assert caught.value.kind == RECORD
+    data["rounds"][-1]["turns"] = data["rounds"][-1]["turns"][:3]  # mid-round
+    with pytest.raises(StatsError, match="not finished"):
+        stats.add_game(data)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("damage", ["illegal move", "not a record", "wrong format"])
+def test_invalid_record_is_refused(db, damage):
+    data = finished_record(9)
+    if damage == "illegal move":
+        turn = next(t for t in data["rounds"][0]["turns"] if t.get("moves") and t["moves"][0])
+        turn["moves"][0]["to"] = [40, 40]
+    elif damage == "not a record":
+        data = ["a", "list"]
+    else:
+        data["format"] = "something-else/2"
+    with pytest.raises(StatsError) as caught:
+        stats.add_game(data)
+    assert caught.value.kind == RECORD and "\n" not in str(caught.value)
+    assert not db.exists()
+
+
+def write_garbage(path) -> bytes:
+    content = random.Random(11).randbytes(5000)
+    path.write_bytes(content)
+    return content
+
+
+def test_corrupt_database_is_reported_and_left_byte_identical(db):
+    content = write_garbage(db)
+    for call in (lambda: stats.add_game(finished_record(1)), stats.load, stats.games, stats.check):
+        with pytest.raises(StatsError) as caught:
+            call()
+        assert caught.value.kind == CORRUPT and "corrupt" in str(caught.value) and "\n" not in str(caught.value)
+    assert db.read_bytes() == content
+
+
+def foreign_database(path, user_version: int, tables: str) -> bytes:
+    conn = sqlite3.connect(path)
+    conn.executescript(tables)
+    conn.execute(f"PRAGMA user_version = {user_version}")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "version, tables",
+    [(0, "CREATE TABLE notes (text TEXT);"), (1, "CREATE TABLE games (id INTEGER);"), (-3, "")],
+    ids=["another-programs-tables", "our-version-wrong-tables", "negative-version"],
+)
+def test_wrong_schema_counts_as_corrupt(db, version, tables):
+    content = foreign_database(db, version, tables)
+    with pytest.raises(StatsError) as caught:
+        stats.add_game(finished_record(1))
+    assert caught.value.kind == CORRUPT
+    with pytest.raises(StatsError):
+        stats.load()
+    assert db.read_bytes() == content
+
+
+def test_newer_database_is_refused_untouched(db):
+    stats.add_game(finished_record(1))
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    content = db.read_bytes()
+    for call in (lambda: stats.add_game(finished_record(2)), stats.load, stats.games, stats.move_aside):
+        with pytest.raises(StatsError, match="newer duckcover") as caught:
+            call()
+        assert caught.value.kind == NEWER
+    assert db.read_bytes() == content
+
+
+def test_move_aside_keeps_the_corrupt_file_and_starts_afresh(db):
+    content = write_garbage(db)
+    target = stats.move_aside()
+    assert target.name.startswith("stats.db.corrupt-") and target.read_bytes() == content
+    assert not db.exists()
+    assert stats.add_game(finished_record(1)) is True
+    assert stats.move_aside() is None  # healthy: nothing to move
+    assert len(stats.games()) == 1
+
+
+def test_reading_never_creates_the_database(db):
+    assert stats.load() == [] and stats.games() == []
+    assert not db.exists()
+
+
+# --- the command -----------------------------------------------------------------------------
+def cli(tmp_path, *args):
+    env = {**os.environ, ENV_VAR: str(tmp_path), "NO_COLOR": "1", "COLUMNS": "120"}
+    return subprocess.run(
+        [sys.executable, "-m", "duckcover", "stats", *args], capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+def test_cli_empty_database(tmp_path):
+    out = cli(tmp_path)
+    assert (out.returncode, out.stdout.strip(), out.stderr) == (0, "No finished games yet.", "")
+    assert json.loads(cli(tmp_path, "--json").stdout) == {"games": 0, "players": []}
+
+
+def test_cli_table_chart_and_json(tmp_path, db):
+    for seed in (1, 2):
+        stats.add_game(finished_record(seed))
+    out = cli(tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    for p in stats.load():
+        row = next(line for line in lines if f" {p.name} " in line and f"{p.average:.1f}" in line)
+        assert f"{p.win_rate * 100:.0f}%" in row and f"{p.best_round:+d}" in row
+    leader = stats.load()[0]
+    bar = next(line for line in lines if "#" in line)
+    assert leader.name in bar and "#" * 30 in bar and bar.isascii()
+    assert "\x1b[" not in out.stdout  # NO_COLOR / not a terminal: plain text
+    data = json.loads(cli(tmp_path, "--json").stdout)
+    assert data["games"] == 2
+    assert [p["name"] for p in data["players"]] == [p.name for p in stats.load()]
+    assert data["players"][0]["wins"] == leader.wins
+
+
+def test_cli_add_and_games(tmp_path, db):
+    path = tmp_path / "game.json"
+    path.write_text(dumps(finished_record(4)), encoding="utf-8")
+    first, again = cli(tmp_path, "--add", str(path)), cli(tmp_path, "--add", str(path))
+    assert first.returncode == again.returncode == 0
+    assert "added" in first.stdout and "already" in again.stdout
+    listing = json.loads(cli(tmp_path, "--games", "--json").stdout)
+    assert [row["players"] for row in listing] == [NAMES]
+
+
+def test_cli_refuses_an_unfinished_record(tmp_path, db):
+    data = finished_record(4)
+    data["rounds"] = data["rounds"][:1]
+    path = tmp_path / "half.json"
+    path.write_text(dumps(data), encoding="utf-8")
+    out = cli(tmp_path, "--add", str(path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "not finished" in out.stderr
+    assert "Traceback" not in out.stderr and not db.exists()
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "newer"])
+def test_cli_unusable_database_is_one_line_and_exit_2(tmp_path, db, kind):
+    if kind == "corrupt":
+        content = write_garbage(db)
+    else:
+        content = foreign_database(db, 7, "")
+    for args in ((), ("--json",), ("--games",)):
+        out = cli(tmp_path, *args)
+        assert out.returncode == 2 and out.stdout == ""
+        assert out.stderr.count("\n") == 1 and kind in out.stderr and "Traceback" not in out.stderr
+    assert db.read_bytes() == content
+
+
+def test_cli_db_option_and_reset(tmp_path):
+    other = tmp_path / "sub" / "mine.db"
+    other.parent.mkdir()
+    content = write_garbage(other)
+    assert cli(tmp_path, "--db", str(other)).returncode == 2
+    out = cli(tmp_path, "--db", str(other), "--reset")
+    assert out.returncode == 0 and "mine.db.corrupt-" in out.stdout
+    (moved,) = other.parent.glob("mine.db.corrupt-*")
+    assert moved.read_bytes() == content
+    assert cli(tmp_path, "--db", str(other)).stdout.strip() == "No finished games yet."
+
+
+def test_stats_modules_never_import_textual():
+    code = (
+        "import sys, duckcover.stats, duckcover.paths, duckcover.commands.stats\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'textual')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
