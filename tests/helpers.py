@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from duckcover.bot import Bot
 from duckcover.cards import CARDS, FLIP_CODES, packaged_splashes
 from duckcover.game import Game, Phase
 from duckcover.moves import Move
@@ -99,3 +100,13 @@ def finish_round(game: Game, bot_class=None) -> None:
             game.flip()
         else:
             game.play(decide(game, bots))
+
+
+class DuckBot(Bot):
+    """Always ducks (never covers): no card is ever covered, so nobody ever quacks."""
+
+    name = "duck"
+
+    def choose(self, view):
+        ducks = [m for m in view.legal_moves() if m.to is None or m.to not in view.grid]
+        return self.rng.choice(ducks) if ducks else None
