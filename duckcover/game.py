@@ -20,7 +20,7 @@ from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, RulesError
 from .grid import Cell, Stack, cover_targets, duck_targets, fmt_cell, is_cover, is_duck, move_stack, why_illegal
 from .moves import Call, Move, Phase, Turn
-from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
+from .rules import CONSTRAINTS, LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
 from .view import PlayerView, make_view, shared_state
 
 START_COLUMNS, START_ROWS = 4, 3
@@ -487,7 +487,7 @@ class Game:
             reason = SINGLE_STACK
         elif limit is not None and len(self._discard) >= limit:
             reason = DISCARD_LIMIT
-        elif len(self._history) >= TURN_CAP:
+        elif len(self._history) * len(self._flips) >= TURN_CAP:  # flips, two a turn under two-flips
             reason = CAPPED
         else:
             return
@@ -516,10 +516,18 @@ class Game:
 
 # --- pure helpers shared by the engine and the views ----------------------------------------
 def highest(tops: dict[Card, Cell], rules: Rules) -> list[tuple[Card, Cell]]:
-    """Max: the visible card(s) with the highest number (or splashes); ties are the player's choice."""
-    best = max(rules.max_key(card.number) for card in tops)
+    """Max: the visible card(s) with the highest number (or splashes); ties are the player's choice.
+
+    Under Constraints, ducks 1-3 only move when carried, so Max never picks them (ruling);
+    a player showing nothing but 1-3 does nothing on that Max.
+    """
+    lowest_callable = 4 if rules.has(CONSTRAINTS) else 1
+    callable_tops = [(card, cell) for card, cell in tops.items() if card.number >= lowest_callable]
+    if not callable_tops:
+        return []
+    best = max(rules.max_key(card.number) for card, _ in callable_tops)
     return sorted(
-        ((card, cell) for card, cell in tops.items() if rules.max_key(card.number) == best),
+        ((card, cell) for card, cell in callable_tops if rules.max_key(card.number) == best),
         key=lambda item: (item[1][1], item[1][0]),
     )
 
@@ -583,9 +591,10 @@ def illegal_reason(
 def _why_no_move(call: Call, grid) -> str:
     if call.kind == "dead":
         return "the Repeat goes straight to the Discard area; nobody moves"
-    numbers = [o for o in call.options if o != MAX]
-    covered = ", ".join(map(str, numbers))
-    return f"card {covered} is covered; this player must quack (null)"
+    numbers = [str(o) for o in call.options if o != MAX]
+    if not numbers:
+        return "no duck may move on this Max (under Constraints, 1-3 only move when carried); null expected"
+    return f"card {' or '.join(numbers)} is covered; this player must quack (null)"
 
 
 def game_outcome(rules: Rules, totals: tuple[int, ...], last_stacks: tuple[int, ...]) -> GameOutcome:
