@@ -149,37 +149,31 @@ def add_game(record: dict, db_path: str | Path | None = None) -> bool:
 
 def load(db_path: str | Path | None = None) -> list[PlayerStats]:
     """Per-player figures, most wins first, then the lowest average. [] when no database yet."""
-    rows = _read(
+    players = _read(
         db_path,
         """SELECT name, COUNT(DISTINCT game_id), COUNT(DISTINCT CASE WHEN won THEN game_id END),
                   AVG(total), MIN(best_round), MAX(worst_round), SUM(single_stacks), SUM(rounds)
            FROM results GROUP BY name""",
+        _player_stats,
     )
-    players = [PlayerStats(*row) for row in rows]
     return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name))
 
 
 def games(db_path: str | Path | None = None) -> list[GameRow]:
     """Every finished game, oldest first."""
-    rows = _read(
-        db_path, "SELECT id, date, players, totals, winners, variants, decided_by, rounds, key FROM games ORDER BY id"
+    return _read(
+        db_path,
+        "SELECT id, date, players, totals, winners, variants, decided_by, rounds, key FROM games ORDER BY id",
+        _game_row,
     )
-    out = []
-    for id_, date, players, totals, winners, variants, decided_by, rounds, key in rows:
-        out.append(
-            GameRow(
-                id_, date, *(tuple(json.loads(v)) for v in (players, totals, winners, variants)), decided_by, rounds, key
-            )
-        )
-    return out
 
 
 def record(game_id: int, db_path: str | Path | None = None) -> dict:
     """The record a game was added from (to inspect, replay or rebuild the database)."""
-    rows = _read(db_path, "SELECT record FROM games WHERE id = ?", (game_id,))
+    rows = _read(db_path, "SELECT record FROM games WHERE id = ?", lambda row: _json(row[0], dict), (game_id,))
     if not rows:
         raise StatsError(f"no game {game_id} in the statistics database", RECORD)
-    return json.loads(rows[0][0])
+    return rows[0]
 
 
 def check(db_path: str | Path | None = None) -> None:
@@ -289,6 +283,38 @@ def _result_row(game_id: int, game, outcome, seat: int) -> tuple:
     )
 
 
+# --- rows back into dataclasses (a damaged value raises ValueError/TypeError: corrupt) ----------
+def _player_stats(row: tuple) -> PlayerStats:
+    name, games_, wins, average, best, worst, singles, rounds = row
+    return PlayerStats(
+        _typed(name, str), *(_typed(v, int) for v in (games_, wins)), float(_typed(average, (int, float))),
+        *(_typed(v, int) for v in (best, worst, singles, rounds)),
+    )
+
+
+def _game_row(row: tuple) -> GameRow:
+    id_, date, players, totals, winners, variants, decided_by, rounds, key = row
+    players_, totals_, winners_, variants_ = (_json(v, list) for v in (players, totals, winners, variants))
+    if len(totals_) != len(players_) or not all(type(s) is int and 0 <= s < len(players_) for s in winners_):
+        raise ValueError("players, totals and winners do not match")
+    return GameRow(
+        _typed(id_, int), _typed(date, str), tuple(_typed(n, str) for n in players_),
+        tuple(_typed(v, int) for v in totals_), tuple(winners_), tuple(_typed(v, str) for v in variants_),
+        _typed(decided_by, str), _typed(rounds, int), _typed(key, str),
+    )
+
+
+def _typed(value, kind):
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"unexpected value {value!r}"[:80])
+    return value
+
+
+def _json(text, kind):
+    value = json.loads(_typed(text, str))  # JSONDecodeError is a ValueError
+    return _typed(value, kind)
+
+
 # --- the database file -----------------------------------------------------------------------
 def _path(db_path: str | Path | None) -> Path:
     return Path(db_path).expanduser() if db_path is not None else default_path()
@@ -303,19 +329,28 @@ def _create_parent(path: Path) -> None:
 
 def _corrupt(path: Path, detail: str) -> StatsError:
     return StatsError(
-        f"statistics database {path} is corrupt or not a duckcover database ({detail}); "
+        f"statistics database {path} is corrupt or not a duckcover database ({_printable(detail)}); "
         "it was left untouched ('duckcover stats --reset' moves it aside)",
         CORRUPT,
         path,
     )
 
 
-def _db_error(path: Path, err: sqlite3.Error) -> StatsError:
-    if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
-        return StatsError(f"statistics database {path} is busy (another duckcover is writing): {err}", IO, path)
-    if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
-        return _corrupt(path, str(err))
-    return StatsError(f"statistics database {path} cannot be used: {err}", IO, path)
+def _printable(detail: str, limit: int = 120) -> str:
+    # SQLite quotes damaged bytes back in its messages; keep the report one readable line.
+    text = "".join(ch if ch.isprintable() else "?" for ch in detail)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _db_error(path: Path, err: Exception) -> StatsError:
+    message = str(err)
+    if isinstance(err, (UnicodeDecodeError, ValueError, TypeError)) or "decode" in message:
+        return _corrupt(path, message)  # damaged text in a row or in the schema itself
+    if isinstance(err, sqlite3.OperationalError):
+        if "locked" in message or "busy" in message:
+            return StatsError(f"statistics database {path} is busy (another duckcover is writing it)", IO, path)
+        return StatsError(f"statistics database {path} cannot be used: {_printable(message)}", IO, path)
+    return _corrupt(path, message)
 
 
 def _connect(path: Path, read_only: bool = False) -> "_Closing":
@@ -372,7 +407,7 @@ def _check(path: Path) -> bool:
             status = conn.execute("PRAGMA quick_check").fetchone()[0]
             if status != "ok":
                 raise _corrupt(path, f"integrity check: {status}")
-        except sqlite3.Error as err:
+        except (sqlite3.Error, UnicodeDecodeError) as err:
             raise _db_error(path, err) from None
     return False
 
@@ -386,12 +421,16 @@ def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def _read(db_path: str | Path | None, query: str, params: tuple = ()) -> list[tuple]:
+def _read(db_path: str | Path | None, query: str, convert, params: tuple = ()) -> list:
     path = _path(db_path)
     if not path.exists() or _check(path):
         return []  # no database yet, or an empty one
     with _connect(path, read_only=True) as conn:
         try:
-            return conn.execute(query, params).fetchall()
-        except sqlite3.Error as err:
+            rows = conn.execute(query, params).fetchall()
+        except (sqlite3.Error, UnicodeDecodeError) as err:
             raise _db_error(path, err) from None
+    try:
+        return [convert(row) for row in rows]
+    except (ValueError, TypeError) as err:  # a damaged value that SQLite itself read fine
+        raise _corrupt(path, f"unreadable row: {err}") from None

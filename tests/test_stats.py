@@ -214,6 +214,40 @@ def test_wrong_schema_counts_as_corrupt(db, version, tables):
     assert db.read_bytes() == content
 
 
+def damaged_copies(good: bytes, count: int, seed: int):
+    """Flipped bytes, truncations and zeroed pages: what a crash or a bad disk leaves behind."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        data = bytearray(good)
+        how = rng.choice(["flip", "truncate", "zero"])
+        if how == "flip":
+            for _ in range(rng.randint(1, 20)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        elif how == "truncate":
+            data = data[: rng.randrange(len(data))]
+        else:
+            at = rng.randrange(len(data))
+            data[at : at + 512] = bytes(len(data[at : at + 512]))
+        yield bytes(data)
+
+
+def test_damaged_database_never_crashes_and_is_never_written_after_a_refusal(db):
+    for seed in range(3):
+        stats.add_game(finished_record(seed, ["Ann", "Bob"]))
+    good, extra = db.read_bytes(), finished_record(50, ["Ann", "Bob"])
+    refused = 0
+    for damaged in damaged_copies(good, 40, seed=3):
+        for call in (stats.load, stats.games, lambda: stats.add_game(extra)):
+            db.write_bytes(damaged)
+            try:
+                call()
+            except StatsError as err:  # anything else escaping is a crash
+                refused += 1
+                assert err.kind == CORRUPT and "\n" not in str(err)
+                assert db.read_bytes() == damaged
+    assert refused > 0
+
+
 def test_newer_database_is_refused_untouched(db):
     stats.add_game(finished_record(1))
     conn = sqlite3.connect(db)
