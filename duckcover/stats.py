@@ -16,6 +16,7 @@ cooperative game counts as a win for the whole table, as the engine's outcome sa
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -122,6 +123,21 @@ def default_path() -> Path:
 
 
 # --- the public API -------------------------------------------------------------------------
+def _no_os_errors(function):
+    """A file-system refusal (permissions, a full disk) is a StatsError too: the app never crashes."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except OSError as err:
+            where = f" {err.filename}" if err.filename else ""
+            raise StatsError(f"statistics database{where}: {err.strerror or err}", IO) from None
+
+    return wrapper
+
+
+@_no_os_errors
 def add_game(record: dict, db_path: str | Path | None = None) -> bool:
     """Add a finished game; False if it is already there. StatsError if it cannot be added."""
     game = _finished_game(record)
@@ -147,6 +163,7 @@ def add_game(record: dict, db_path: str | Path | None = None) -> bool:
     return inserted
 
 
+@_no_os_errors
 def load(db_path: str | Path | None = None) -> list[PlayerStats]:
     """Per-player figures, most wins first, then the lowest average. [] when no database yet."""
     players = _read(
@@ -159,6 +176,7 @@ def load(db_path: str | Path | None = None) -> list[PlayerStats]:
     return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name))
 
 
+@_no_os_errors
 def games(db_path: str | Path | None = None) -> list[GameRow]:
     """Every finished game, oldest first."""
     return _read(
@@ -168,6 +186,7 @@ def games(db_path: str | Path | None = None) -> list[GameRow]:
     )
 
 
+@_no_os_errors
 def record(game_id: int, db_path: str | Path | None = None) -> dict:
     """The record a game was added from (to inspect, replay or rebuild the database)."""
     rows = _read(db_path, "SELECT record FROM games WHERE id = ?", lambda row: _json(row[0], dict), (game_id,))
@@ -176,6 +195,7 @@ def record(game_id: int, db_path: str | Path | None = None) -> dict:
     return rows[0]
 
 
+@_no_os_errors
 def check(db_path: str | Path | None = None) -> None:
     """Raise StatsError if the database exists but cannot be used. Never writes."""
     path = _path(db_path)
@@ -183,6 +203,7 @@ def check(db_path: str | Path | None = None) -> None:
         _check(path)
 
 
+@_no_os_errors
 def move_aside(db_path: str | Path | None = None) -> Path | None:
     """Rename a corrupt database to `<name>.corrupt-<UTC time>`; the new path, or None if it is fine.
 

@@ -362,3 +362,16 @@ def test_stats_modules_never_import_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_unwritable_data_directory_is_a_stats_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv(ENV_VAR, str(blocker))
+    assert stats.load() == []
+    with pytest.raises(StatsError) as caught:
+        stats.add_game(finished_record(1))
+    assert caught.value.kind == stats.IO
+    assert blocker.read_text() == "not a directory"
+    out = cli(blocker, "--add", str(tmp_path / "missing.json"))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
