@@ -23,6 +23,9 @@ from .view import PlayerView
 class Bot:
     name = "bot"
     description = "A duckcover bot."
+    # Wall-clock seconds a decision may take, which the bot itself should honour (None: no
+    # wall clock, `budget` alone). The harness enforces a hard limit of its own on top.
+    time_limit: float | None = None
 
     def __init__(self, seed: int = 0, budget: int | None = None) -> None:
         # The harness reseeds `rng` before every decision from (game seed, seat, round, turn),

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .bot import Bot
 from .game import CHOOSING, Game, Phase
 from .moves import Turn
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .safety import Referee
 
 
 class DecisionRandom(random.Random):
@@ -68,10 +72,18 @@ def play_game(
     seed: int = 0,
     names: Sequence[str] | None = None,
     on_turn: Callable[[Game, Turn], None] | None = None,
+    referee: Referee | None = None,
 ) -> Game:
-    """Play a whole game among `bots` (one per seat) and return it, finished."""
+    """Play a whole game among `bots` (one per seat) and return it, finished.
+
+    Without a `referee` the bots are trusted (the fast path simulations use). With one
+    (duckcover.safety.Referee, built on the same bots) every hook and decision runs under
+    its guard: failures become fallback moves, listed in `referee.fallbacks`.
+    """
     prepare(bots)
     game = Game(list(names) if names else [f"{bot.name} {i + 1}" for i, bot in enumerate(bots)], rules, seed)
+    if referee is not None:
+        return _refereed(game, referee, on_turn)
     for seat, bot in enumerate(bots):
         bot.start_game(game.view(seat))
     # Most bots ignore the hooks; skipping their views keeps simulations fast.
@@ -90,4 +102,22 @@ def play_game(
                 bot.observe(game.view(seat), turn)
             if on_turn:
                 on_turn(game, turn)
+    return game
+
+
+def _refereed(game: Game, referee: Referee, on_turn: Callable[[Game, Turn], None] | None) -> Game:
+    referee.start_game(game)
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        referee.start_round(game)
+        while game.phase is Phase.FLIP:
+            game.flip()
+            while game.phase in CHOOSING:
+                game.play(referee.decide(game))
+            turn = game.last_turn
+            referee.observe(game, turn)
+            if on_turn:
+                on_turn(game, turn)
+    referee.close()
     return game

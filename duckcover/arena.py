@@ -1,0 +1,189 @@
+"""Bot against bot on duplicate deals: every seating plays the same deals, so luck cancels out.
+
+`--games N` means N deals. Each deal (one game seed: layouts, decks, reshuffles) is played once
+per rotation of the bot list over the seats: with bots [A, B, C, D], rotation r seats bot i at
+seat (i + r) % 4, so every bot plays every seat (and every captaincy order) of every deal.
+N deals with k bots are N * k games.
+
+Bots with the same spec are one row: `--bot expert --bot greedy --bot greedy --bot greedy` gives
+an `expert` row over 1 seat and a `greedy` row over 3 seats. Per row:
+  - mean score: mean total per game per seat;
+  - win rate: wins per game per seat, a shared win counting 1/winners (an average bot at a
+    k-seat table wins 1/k);
+  - paired difference to the field: the seat's total minus the mean total of the other seats
+    in the same game (negative is better: lower scores win). Its 95% CI treats each deal as
+    one observation (the mean over that deal's rotations and the row's seats), since the
+    games of one deal share their cards;
+  - decision time median and max (ms), and the number of fallback moves the referee made.
+
+Results are computed per deal from the seed alone, and gathered in deal order, so the numbers
+are the same for any `jobs` (timings aside).
+"""
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .harness import play_game
+from .plugins import resolve_bot
+from .rules import Rules
+from .safety import DEFAULT_HARD_LIMIT, Referee
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    specs: tuple[str, ...]
+    deals: int
+    seed: int = 0
+    variants: tuple[str, ...] = ()
+    budget: int | None = None
+    time_limit: float | None = None
+    hard_limit: float | None = DEFAULT_HARD_LIMIT
+
+    def rules(self) -> Rules:
+        return Rules(variants=frozenset(self.variants))
+
+
+@dataclass
+class DealResult:
+    """One deal played in every rotation; lists are indexed by bot (position in the spec list)."""
+
+    deal: int
+    totals: list[list[int]]  # [rotation][bot]
+    win_shares: list[list[float]]  # [rotation][bot]
+    times: list[array]  # seconds per decision, by bot
+    fallbacks: list[int]
+    incidents: list[int]
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The game seed of a deal: stable everywhere (string seeds hash with SHA-512)."""
+    return random.Random(f"duckcover-arena:{seed}:{deal}").getrandbits(32)
+
+
+def play_deal(config: ArenaConfig, deal: int) -> DealResult:
+    n = len(config.specs)
+    rules = config.rules()
+    seed = deal_seed(config.seed, deal)
+    result = DealResult(deal, [], [], [array("d") for _ in range(n)], [0] * n, [0] * n)
+    for rotation in range(n):
+        seat_of = [(bot + rotation) % n for bot in range(n)]
+        at_seat = sorted(range(n), key=lambda bot: seat_of[bot])  # bot index sitting at each seat
+        bots = [
+            resolve_bot(config.specs[i], seed=seed + seat, budget=config.budget, time_limit=config.time_limit)
+            for seat, i in enumerate(at_seat)
+        ]
+        referee = Referee(bots, hard_limit=config.hard_limit)
+        game = play_game(bots, rules, seed=seed, names=[config.specs[i] for i in at_seat], referee=referee)
+        outcome = game.outcome()
+        share = 1 / len(outcome.winners)
+        result.totals.append([outcome.totals[seat_of[bot]] for bot in range(n)])
+        result.win_shares.append([share if seat_of[bot] in outcome.winners else 0.0 for bot in range(n)])
+        for bot in range(n):
+            result.times[bot].extend(referee.times[seat_of[bot]])
+        for item in referee.fallbacks:
+            result.fallbacks[at_seat[item.seat]] += 1
+        for item in referee.incidents:
+            result.incidents[at_seat[item.seat]] += 1
+    return result
+
+
+def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:
+    config, deals = job
+    return [play_deal(config, deal) for deal in deals]
+
+
+def run(config: ArenaConfig, jobs: int = 1, progress: Callable[[int], None] | None = None) -> list[DealResult]:
+    """Every deal's result, in deal order; `progress(k)` is called as k more deals finish."""
+    chunk = max(1, min(50, config.deals // (jobs * 8) or 1))
+    chunks = [range(start, min(start + chunk, config.deals)) for start in range(0, config.deals, chunk)]
+    results: list[DealResult] = []
+    for part in _map(_play_chunk, [(config, deals) for deals in chunks], jobs):
+        results.extend(part)
+        if progress:
+            progress(len(part))
+    return results
+
+
+def _map(function, items: list, jobs: int) -> Iterator:
+    if jobs <= 1 or len(items) <= 1:
+        yield from map(function, items)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+        yield from pool.imap(function, items)  # imap keeps the input order
+
+
+# --- the table ------------------------------------------------------------------------------------
+@dataclass
+class BotRow:
+    bot: str
+    seats: list[int] = field(default_factory=list)  # positions in the spec list
+
+    def to_json(self, results: Sequence[DealResult], players: int) -> dict:
+        scores, wins, per_deal_diff = [], [], []
+        for deal in results:
+            diffs = []
+            for totals, shares in zip(deal.totals, deal.win_shares):
+                for bot in self.seats:
+                    others = (sum(totals) - totals[bot]) / (players - 1)
+                    scores.append(totals[bot])
+                    wins.append(shares[bot])
+                    diffs.append(totals[bot] - others)
+            per_deal_diff.append(sum(diffs) / len(diffs))
+        times = sorted(t for bot in self.seats for deal in results for t in deal.times[bot])
+        mean_diff = statistics.fmean(per_deal_diff) if per_deal_diff else math.nan
+        half = Z95 * statistics.stdev(per_deal_diff) / math.sqrt(len(per_deal_diff)) if len(per_deal_diff) > 1 else None
+        return {
+            "bot": self.bot,
+            "seats": len(self.seats),
+            "games": len(scores),
+            "mean_score": _round(statistics.fmean(scores)) if scores else None,
+            "win_rate": _round(sum(wins) / len(wins)) if wins else None,
+            "diff_to_field": {
+                "mean": _round(mean_diff),
+                "ci95": None if half is None else [_round(mean_diff - half), _round(mean_diff + half)],
+            },
+            "decisions": len(times),
+            "decision_ms": {
+                "median": _round(statistics.median(times) * 1000) if times else None,
+                "max": _round(times[-1] * 1000) if times else None,
+            },
+            "fallbacks": sum(deal.fallbacks[bot] for deal in results for bot in self.seats),
+            "hook_failures": sum(deal.incidents[bot] for deal in results for bot in self.seats),
+        }
+
+
+def rows(specs: Sequence[str]) -> list[BotRow]:
+    """One row per distinct spec, in order of first appearance."""
+    found: dict[str, BotRow] = {}
+    for index, spec in enumerate(specs):
+        found.setdefault(spec, BotRow(spec)).seats.append(index)
+    return list(found.values())
+
+
+def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
+    """The arena's figures as one JSON-ready object (what `duckcover arena --json` prints)."""
+    players = len(config.specs)
+    return {
+        "deals": config.deals,
+        "seatings": players,
+        "games": config.deals * players,
+        "seed": config.seed,
+        "rules": config.rules().to_json(),
+        "budget": config.budget,
+        "time_limit": config.time_limit,
+        "hard_limit": config.hard_limit,
+        "bots": [row.to_json(results, players) for row in rows(config.specs)],
+    }
+
+
+def _round(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 4)

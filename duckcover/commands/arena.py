@@ -1,0 +1,126 @@
+"""`duckcover arena --bot A --bot B ... [--games N] [--seed S] [--jobs J] [--json]`: bots on duplicate deals."""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..arena import ArenaConfig, report, run as run_arena
+from ..errors import RulesError
+from ..plugins import BotLoadError, resolve_bot
+from ..rules import VARIANTS, Rules
+from ..safety import DEFAULT_HARD_LIMIT
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "arena",
+        help="play bots against each other on duplicate deals and compare them",
+        description="Each deal is played once per rotation of the bots over the seats (docs/bots.md).",
+    )
+    parser.add_argument("--bot", action="append", default=[], metavar="SPEC",
+                        help="a bot: name, difficulty, package.module:Class or file.py:Class (one per seat, 2-9)")
+    parser.add_argument("--games", type=int, default=100, metavar="N", help="deals to play, each in every seating (100)")
+    parser.add_argument("--seed", type=int, default=0, help="arena seed: same seed, same deals, same numbers (0)")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (1)")
+    parser.add_argument("--budget", type=int, default=None, metavar="N", help="think budget (iterations) for every bot")
+    parser.add_argument("--time-limit", type=float, default=None, metavar="SEC",
+                        help="wall time per decision each bot should keep to")
+    parser.add_argument("--hard-limit", type=float, default=DEFAULT_HARD_LIMIT, metavar="SEC",
+                        help=f"cut-off after which a fallback move is played ({DEFAULT_HARD_LIMIT:g}; 0: none, trusted bots only)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME", choices=VARIANTS,
+                        help="a rules variant (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.set_defaults(command="arena")
+
+
+def config_from(args) -> ArenaConfig:
+    """The arena's settings; ValueError with a one-line reason if they make no sense."""
+    if len(args.bot) < 2:
+        raise ValueError("give at least two bots, one --bot per seat")
+    if args.games < 1:
+        raise ValueError("--games must be at least 1")
+    if args.jobs < 1:
+        raise ValueError("--jobs must be at least 1")
+    if args.budget is not None and args.budget < 1:
+        raise ValueError("--budget must be at least 1")
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise ValueError("--time-limit must be a positive number of seconds")
+    if not args.hard_limit >= 0:
+        raise ValueError("--hard-limit must be 0 (none) or a positive number of seconds")
+    try:
+        Rules(variants=frozenset(args.variant)).check_players(len(args.bot))
+    except RulesError as err:
+        raise ValueError(str(err)) from None
+    for spec in dict.fromkeys(args.bot):
+        try:
+            resolve_bot(spec, budget=args.budget)
+        except BotLoadError as err:
+            raise ValueError(str(err)) from None
+    return ArenaConfig(
+        specs=tuple(args.bot),
+        deals=args.games,
+        seed=args.seed,
+        variants=tuple(args.variant),
+        budget=args.budget,
+        time_limit=args.time_limit,
+        hard_limit=args.hard_limit or None,
+    )
+
+
+def run(args) -> int:
+    try:
+        config = config_from(args)
+    except ValueError as err:
+        print(f"duckcover arena: {err}", file=sys.stderr)
+        return 2
+    show_progress = not args.json and sys.stderr.isatty()
+    if show_progress:
+        results = _with_progress(config, args.jobs)
+    else:
+        results = run_arena(config, args.jobs)
+    figures = report(config, results)
+    if args.json:
+        sys.stdout.write(json.dumps(figures, indent=1) + "\n")
+    else:
+        print_table(figures)
+    return 0
+
+
+def _with_progress(config: ArenaConfig, jobs: int):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = (TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("arena", total=config.deals)
+        return run_arena(config, jobs, progress=lambda done: bar.advance(task, done))
+
+
+def print_table(figures: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    rules = ", ".join(figures["rules"]["variants"]) or "standard rules"
+    table = Table(
+        title=f"{figures['deals']} deals x {figures['seatings']} seatings = {figures['games']} games (seed {figures['seed']}, {rules})",
+        caption="score: mean total per game (lower wins); Δ field: total minus the other seats' mean (lower is better)",
+    )
+    for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "ms p50", "ms max", "fallbacks"):
+        table.add_column(name, justify="left" if name == "bot" else "right")
+    for row in figures["bots"]:
+        diff, ci = row["diff_to_field"]["mean"], row["diff_to_field"]["ci95"]
+        table.add_row(
+            row["bot"],
+            str(row["seats"]),
+            _fmt(row["mean_score"], ".2f"),
+            _fmt(row["win_rate"], ".1%"),
+            _fmt(diff, "+.2f") + (f" ±{(ci[1] - ci[0]) / 2:.2f}" if ci else ""),
+            _fmt(row["decision_ms"]["median"], ".3f"),
+            _fmt(row["decision_ms"]["max"], ".1f"),
+            str(row["fallbacks"]),
+        )
+    Console().print(table)
+
+
+def _fmt(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)

@@ -1,0 +1,181 @@
+"""Finding and loading bots: one mechanism for the built-in bots and everybody else's.
+
+A bot spec is one of
+  - a name registered in the `duckcover.bots` entry-point group (`random`, `greedy`, ...),
+  - a difficulty (`easy`, `medium`, `hard`; see duckcover.difficulty),
+  - `package.module:Class`, importable from sys.path,
+  - `path/to/file.py:Class` (or just `path/to/file.py` when the file defines one Bot).
+
+The built-in bots are not special: they ship in this distribution's top-level `bots/`
+folder (installed as `duckcover_bots`) and are registered as entry points in pyproject.toml.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import NamedTuple
+
+from .bot import Bot
+from .difficulty import DIFFICULTIES
+from .errors import DuckError
+
+GROUP = "duckcover.bots"
+
+
+class BotLoadError(DuckError):
+    """A bot spec that names nothing loadable; the message is one line for the user."""
+
+
+class BotInfo(NamedTuple):
+    name: str
+    description: str
+    source: str  # "entry point random (duckcover 0.1.0)", "module x.y", "file a/b.py"
+    error: str | None = None  # why it cannot be loaded, for `duckcover bots`
+
+
+def registered() -> dict:
+    """Entry points of the `duckcover.bots` group by name (first distribution wins)."""
+    found: dict = {}
+    for ep in entry_points(group=GROUP):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def _entry_point_source(ep) -> str:
+    dist = getattr(ep, "dist", None)
+    where = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "unknown distribution"
+    return f"entry point {ep.name} = {ep.value} ({where})"
+
+
+def available_bots() -> list[BotInfo]:
+    """Every registered bot, sorted by name; one that fails to load is listed with its error."""
+    infos = []
+    for name, ep in sorted(registered().items()):
+        source = _entry_point_source(ep)
+        try:
+            cls = _check_class(ep.load(), name)
+        except BotLoadError as err:
+            infos.append(BotInfo(name, "", source, str(err)))
+        except Exception as err:  # noqa: BLE001 - somebody else's package: report, don't crash
+            infos.append(BotInfo(name, "", source, _describe(err)))
+        else:
+            infos.append(BotInfo(name, _one_line(cls.description), source))
+    return infos
+
+
+def load_bot_class(spec: str) -> tuple[type[Bot], str]:
+    """The Bot subclass a spec names and where it came from; BotLoadError otherwise."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise BotLoadError("empty bot spec")
+    spec = spec.strip()
+    spec = DIFFICULTIES.get(spec, spec)
+    target, attr = spec, ""
+    head, sep, tail = spec.rpartition(":")
+    if sep and not _looks_like_file(tail):  # "C:\\bots\\x.py" is a path, not module "C"
+        target, attr = head, tail
+    if _looks_like_file(target):
+        return _from_file(target, attr or None)
+    if attr or "." in target:
+        return _from_module(target, attr), f"module {target}"
+    return _from_entry_point(target)
+
+
+def resolve_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None) -> Bot:
+    """A ready bot for a spec or a difficulty name; BotLoadError says why not."""
+    cls, _ = load_bot_class(spec)
+    try:
+        bot = cls(seed=seed, budget=budget)
+    except Exception as err:  # noqa: BLE001 - a third-party constructor may fail any way it likes
+        raise BotLoadError(f"bot {spec!r}: cannot create {cls.__name__}: {_describe(err)}") from None
+    if time_limit is not None:
+        bot.time_limit = time_limit
+    return bot
+
+
+# --- the three ways in ---------------------------------------------------------------------------
+def _from_entry_point(name: str) -> tuple[type[Bot], str]:
+    eps = registered()
+    ep = eps.get(name)
+    if ep is None:
+        known = ", ".join(sorted(set(eps) | set(DIFFICULTIES))) or "none"
+        raise BotLoadError(f"unknown bot {name!r} (known: {known}; or use package.module:Class or file.py:Class)")
+    try:
+        obj = ep.load()
+    except Exception as err:  # noqa: BLE001
+        raise BotLoadError(f"bot {name!r} ({ep.value}): cannot load: {_describe(err)}") from None
+    return _check_class(obj, name), _entry_point_source(ep)
+
+
+def _from_module(module_name: str, attr: str) -> type[Bot]:
+    if not attr:
+        raise BotLoadError(f"bot {module_name!r}: say which class, as {module_name}:ClassName")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as err:  # noqa: BLE001 - the module's own import errors included
+        raise BotLoadError(f"bot '{module_name}:{attr}': cannot import {module_name}: {_describe(err)}") from None
+    if not hasattr(module, attr):
+        raise BotLoadError(f"bot '{module_name}:{attr}': module {module_name} has no {attr}")
+    return _check_class(getattr(module, attr), f"{module_name}:{attr}")
+
+
+def _from_file(path_text: str, attr: str | None) -> tuple[type[Bot], str]:
+    path = Path(path_text).expanduser()
+    label = f"{path_text}:{attr}" if attr else path_text
+    if not path.is_file():
+        raise BotLoadError(f"bot {label!r}: no such file {path_text}")
+    resolved = path.resolve()
+    # One module per file, under a private name, so loading the same file twice reuses it.
+    name = "duckcover_file_bot_" + hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
+    if module is None:
+        module_spec = importlib.util.spec_from_file_location(name, resolved)
+        if module_spec is None or module_spec.loader is None:
+            raise BotLoadError(f"bot {label!r}: {path_text} is not a Python file")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as err:  # noqa: BLE001 - syntax errors, import errors, anything
+            del sys.modules[name]
+            raise BotLoadError(f"bot {label!r}: cannot load {path_text}: {_describe(err)}") from None
+    if attr:
+        if not hasattr(module, attr):
+            raise BotLoadError(f"bot {label!r}: {path_text} has no {attr}")
+        return _check_class(getattr(module, attr), label), f"file {resolved}"
+    defined = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and obj.__module__ == name
+    ]
+    if len(defined) != 1:
+        what = "no Bot subclass" if not defined else f"{len(defined)} Bot classes"
+        raise BotLoadError(f"bot {label!r}: {path_text} defines {what}; name one as {path_text}:ClassName")
+    return defined[0], f"file {resolved}"
+
+
+# --- helpers --------------------------------------------------------------------------------------
+def _looks_like_file(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _check_class(obj: object, label: str) -> type[Bot]:
+    if not (inspect.isclass(obj) and issubclass(obj, Bot)):
+        raise BotLoadError(f"bot {label!r}: {obj!r} is not a subclass of duckcover.bot.Bot")
+    if obj.choose is Bot.choose:
+        raise BotLoadError(f"bot {label!r}: {obj.__name__} does not define choose(view)")
+    return obj
+
+
+def _describe(err: BaseException) -> str:
+    text = _one_line(str(err))
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _one_line(text: object) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0].strip() if lines else ""
