@@ -24,6 +24,7 @@ from .rules import CONSTRAINTS, LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, 
 from .view import PlayerView, make_view, shared_state
 
 START_COLUMNS, START_ROWS = 4, 3
+START_CELLS = tuple((x, y) for y in range(START_ROWS) for x in range(START_COLUMNS))  # reading order
 
 
 CHOOSING = (Phase.MOVE, Phase.GIFT, Phase.PLACE)
@@ -178,11 +179,10 @@ class Game:
         self._discard: list[int] = []
         self._grids: list[dict[Cell, Stack]] = []
         self._tops: list[dict[Card, Cell]] = []
-        for seat, layout in enumerate(layouts):
-            family = CARDS[seat]
-            grid = {(x, y): (family[n],) for y, row in enumerate(layout) for x, n in enumerate(row)}
-            self._grids.append(grid)
-            self._tops.append({stack[0]: cell for cell, stack in grid.items()})
+        for family, layout in zip(CARDS, layouts):
+            cards = [family[n] for row in layout for n in row]
+            self._grids.append({cell: (card,) for cell, card in zip(START_CELLS, cards)})
+            self._tops.append(dict(zip(cards, START_CELLS)))
         self._mixed = rules.has(LOW_BLOWS)  # cards may change hands: look tops up by scanning
         self._two_flips = rules.has(TWO_FLIPS)
         self._limit = rules.discard_limit(self.n)
@@ -192,7 +192,8 @@ class Game:
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
         self._call = Call("move")
-        self._set_candidates([()] * self.n)
+        self._nobody = ((),) * self.n  # no seat has anything to move (read-only, shared)
+        self._set_candidates(self._nobody)
         self._gifts: tuple[Move | None, ...] | None = None
         self._received: list[Stack | None] = [None] * self.n
         self._view_cache = [None] * self.n
@@ -445,7 +446,7 @@ class Game:
         self._gifts = None
         if placing:
             self._received = [None] * self.n
-        self._set_candidates([()] * self.n)
+        self._candidates, self._awaiting = self._nobody, ()
         self.phase = Phase.FLIP
         self._end_round_if_over()
         self._version += 1
