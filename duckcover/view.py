@@ -117,7 +117,8 @@ class PlayerView(NamedTuple):
 
     @property
     def must_quack(self) -> bool:
-        return self.call.kind == "move" and not self.candidates
+        """The called duck is covered: say Quack (never under two-flips, which has no Quack)."""
+        return self.call.kind == "move" and not self.candidates and self.discard_limit is not None
 
     def legal_moves(self) -> list[Move]:
         from .game import legal_moves

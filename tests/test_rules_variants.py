@@ -236,7 +236,6 @@ def test_two_flips_without_a_visible_card_nobody_moves_and_nothing_is_discarded(
     assert game.view(0).discard_limit is None
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: PlayerView.must_quack is True under two-flips, which has no Quack")
 def test_two_flips_has_no_quack():
     game = new_game([STANDARD] * 2, rules("two-flips"))
     game.flip(6, 8)
