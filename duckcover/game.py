@@ -192,6 +192,7 @@ class Game:
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
         self._call = Call("move")
+        self._single = False  # some seat is down to one stack
         self._nobody = ((),) * self.n  # no seat has anything to move (read-only, shared)
         self._set_candidates(self._nobody)
         self._gifts: tuple[Move | None, ...] | None = None
@@ -295,7 +296,7 @@ class Game:
                 raise IllegalMoveError("only the two-flips variant flips two cards")
             self._flips = (first,)
             self._call = self._one_flip_call(first)
-        self._set_candidates(self._all_options())
+        self._all_options()
         self.phase = Phase.GIFT if self._call.kind == "gift" else Phase.MOVE
         self._version += 1
         if not self._awaiting:
@@ -342,18 +343,24 @@ class Game:
             self._previous = code
         return Call("move", tuple(options)) if options else Call("dead")
 
-    def _all_options(self) -> list[tuple[tuple[Card, Cell], ...]]:
+    def _all_options(self) -> None:
+        """Set what each seat may move on the call just flipped (and so who must choose)."""
         kind, options = self._call
         if kind == "move" and len(options) == 1 and options[0] != MAX and not self._mixed:
             # The common case, kept lean: each seat's own card with the called number, if visible.
             number = options[0]
-            found = []
-            for family, tops in zip(CARDS, self._tops):
+            found, awaiting = [], []
+            for seat, (family, tops) in enumerate(zip(CARDS, self._tops)):
                 card = family[number]
                 cell = tops.get(card)
-                found.append(((card, cell),) if cell is not None else ())
-            return found
-        return [self._options(seat) for seat in range(self.n)]
+                if cell is None:
+                    found.append(())
+                else:
+                    found.append(((card, cell),))
+                    awaiting.append(seat)
+            self._candidates, self._awaiting = found, tuple(awaiting)
+        else:
+            self._set_candidates([self._options(seat) for seat in range(self.n)])
 
     def _options(self, seat: int) -> tuple[tuple[Card, Cell], ...]:
         kind, options = self._call
@@ -474,6 +481,8 @@ class Game:
         self._grids[seat] = grid
         self._tops[seat] = tops
         self._view_cache[seat] = None
+        if len(grid) == 1:
+            self._single = True
 
     def _set_grid(self, seat: int, grid: dict[Cell, Stack]) -> None:
         self._grids[seat] = grid
@@ -482,7 +491,7 @@ class Game:
 
     def _end_round_if_over(self) -> None:
         grids = self._grids
-        singles = tuple(seat for seat, grid in enumerate(grids) if len(grid) == 1) if min(map(len, grids)) == 1 else ()
+        singles = tuple(seat for seat, grid in enumerate(grids) if len(grid) == 1) if self._single else ()
         limit = self._limit
         if singles:
             reason = SINGLE_STACK

@@ -34,12 +34,12 @@ def duck_targets(grid: Grid, origin: Cell | None) -> list[Cell]:
 
     `origin` is None when the stack comes from outside the grid (a low-blows gift).
     """
-    found = set()
+    found: set[Cell] = set()
     for cell in grid:
         if cell != origin:
-            for near in neighbours(cell):
-                if near not in grid:
-                    found.add(near)
+            x, y = cell
+            found.update(((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)))
+    found.difference_update(grid)
     return sorted(found, key=reading_order)
 
 

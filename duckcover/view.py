@@ -136,10 +136,11 @@ class PlayerView(NamedTuple):
 def shared_state(game: Game) -> tuple:
     """The part of every seat's view that is the same for all seats (built once per state)."""
     cache = game._view_cache
-    grids = tuple(
-        view if view is not None else _grid_view(cache, seat, grid)
-        for seat, (view, grid) in enumerate(zip(cache, game._grids))
-    )
+    if None in cache:
+        for seat, grid in enumerate(game._grids):
+            if cache[seat] is None:
+                cache[seat] = GridView(grid)
+    grids = tuple(cache)
     pile = game._pile
     return (
         *game._round_facts,
@@ -155,11 +156,6 @@ def shared_state(game: Game) -> tuple:
         game._round_scores,
         game._history,
     )
-
-
-def _grid_view(cache: list, seat: int, grid) -> GridView:
-    view = cache[seat] = GridView(grid)
-    return view
 
 
 def make_view(game: Game, seat: int, shared: tuple) -> PlayerView:
