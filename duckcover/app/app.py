@@ -1,0 +1,155 @@
+"""The Textual app: screens around one TurnController, saving after every turn."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+from textual.app import App
+
+from .. import storage
+from ..errors import DuckError
+from ..game import Game
+from ..i18n import t
+from ..record import RecordError, read_players, replay
+from ..rules import Rules
+from .bots import load_bot
+from .controller import TurnController
+from .options import AppOptions, SeatSpec
+from .screens import HelpScreen, QuitScreen, TitleScreen, TooSmallScreen
+from .table import TableScreen
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+
+class DuckCoverApp(App):
+    CSS_PATH = "duckcover.tcss"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, options: AppOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.controller: TurnController | None = None
+        self.bind("q", "request_quit", description=t("key.quit"))
+        self.bind("question_mark", "help", description=t("key.help"), key_display="?")
+        self._too_small: TooSmallScreen | None = None
+
+    @property
+    def data_root(self) -> Path | None:
+        return self.options.data_dir
+
+    # --- start --------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.title = t("app.title")
+        if getattr(self.console, "color_system", None) in ("standard", "windows"):
+            self.theme = "ansi-dark"  # 16 colours: let the terminal's own palette speak
+        if self.options.speed == "instant":
+            self.animation_level = "none"
+        if self.options.resume:
+            self.resume_game()
+        elif self.options.seats:
+            self.start_game(self.options.seats, self.options.rules, self.options.seed)
+        else:
+            self.push_screen(TitleScreen(storage.has_current(self.data_root)))
+        self.check_size()
+
+    def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
+        bots = []
+        for seat, spec in enumerate(seats):
+            if spec.human:
+                bots.append(None)
+                continue
+            try:
+                bots.append(load_bot(spec.bot, seed=game.seed + seat))
+            except DuckError as err:
+                self.notify(t("notify.bot_load", spec=spec.bot, error=str(err)), severity="error")
+                bots.append(load_bot("medium", seed=game.seed + seat))
+        return TurnController(game, seats, bots)
+
+    def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
+        game = Game([s.name for s in seats], rules, seed)
+        self.controller = self.make_controller(game, list(seats))
+        self.save_game()
+        self.show_table()
+
+    def resume_game(self) -> None:
+        try:
+            record = storage.load_current(self.data_root)
+            if record is None:
+                raise RecordError(t("notify.nothing_to_resume"))
+            game = replay(record)
+        except (RecordError, DuckError) as err:
+            self.notify(str(err), title=t("notify.resume_failed"), severity="error")
+            if not self.screen_stack or len(self.screen_stack) < 2:
+                self.push_screen(TitleScreen(False))
+            return
+        names, bots = read_players(record)
+        self.controller = self.make_controller(game, [SeatSpec(n, b) for n, b in zip(names, bots)])
+        self.show_table()
+
+    def show_table(self) -> None:
+        table = TableScreen(self.controller, self.options)
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        if len(self.screen_stack) == 2:
+            self.switch_screen(table)
+        else:
+            self.push_screen(table)
+
+    def go_title(self) -> None:
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        self.switch_screen(TitleScreen(storage.has_current(self.data_root)))
+
+    # --- saving -------------------------------------------------------------------------
+    def save_game(self) -> None:
+        """The game so far as a record, atomically; a finished game goes to the archive."""
+        ctl = self.controller
+        if ctl is None or not self.options.save:
+            return
+        record = ctl.record()
+        try:
+            if ctl.game.over:
+                storage.save_finished(record, self.data_root)
+            else:
+                storage.save_current(record, self.data_root)
+        except OSError as err:
+            self.notify(t("notify.save_failed", error=str(err)), severity="error")
+        if ctl.game.over and self.options.stats:
+            self.add_stats(record)
+
+    def add_stats(self, record: dict) -> None:
+        try:
+            from .. import stats
+
+            db = self.data_root / stats.DB_NAME if self.data_root else None
+            stats.add_game(record, db)
+        except Exception as err:  # noqa: BLE001 - statistics must never end a game
+            self.notify(t("notify.stats_failed", error=str(err)), severity="warning")
+
+    # --- around the game ----------------------------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_request_quit(self) -> None:
+        if isinstance(self.screen, QuitScreen):
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(QuitScreen(), answered)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.check_size()
+
+    def check_size(self) -> None:
+        small = self.size.width < MIN_WIDTH or self.size.height < MIN_HEIGHT
+        if small and self._too_small is None:
+            self._too_small = TooSmallScreen()
+            self.push_screen(self._too_small)
+        elif not small and self._too_small is not None:
+            if self.screen is self._too_small:
+                self.pop_screen()
+            self._too_small = None

@@ -1,0 +1,49 @@
+"""The app's one door to bots: loading a spec and asking a bot for a decision safely."""
+from __future__ import annotations
+
+from ..bot import Bot
+from ..game import Game, Phase
+from ..harness import DecisionRandom, decision_key
+from ..moves import Move
+from ..view import PlayerView
+
+DIFFICULTY_NAMES = ("easy", "medium", "hard")
+
+
+def load_bot(spec: str, seed: int) -> Bot:
+    """A bot for a difficulty or any installed bot spec (duckcover.plugins); BotLoadError if none."""
+    from ..plugins import resolve_bot
+
+    return resolve_bot(spec, seed=seed)
+
+
+def installed_bots() -> list[str]:
+    """Names of the bots registered through the `duckcover.bots` entry points."""
+    try:
+        from ..plugins import available_bots
+
+        return [info.name for info in available_bots() if info.error is None]
+    except Exception:  # noqa: BLE001 - a broken plugin must not break the setup screen
+        return []
+
+
+def bot_decision(bot: Bot, view: PlayerView, seed: int, game: Game) -> tuple[Move | None, str | None]:
+    """The bot's move for `view` (a legal one), and why a fallback was used, if it was.
+
+    Runs in a worker thread: it reads the game (for the fallback) but never changes it.
+    The RNG is reseeded per decision so a resumed game plays on exactly as before.
+    """
+    from ..safety import fallback_move, sanitize
+
+    if not isinstance(bot.__dict__.get("rng"), DecisionRandom):
+        bot.rng = DecisionRandom()
+    step = 1 if view.phase is Phase.PLACE else 0
+    bot.rng.reseed(decision_key(seed, view.seat, view.round_index, len(view.history), step))
+    try:
+        move = sanitize(bot.choose(view))
+        if view.is_legal(move):
+            return move, None
+        reason = f"illegal answer {move}"
+    except Exception as err:  # noqa: BLE001 - somebody else's bot: fall back, never crash
+        reason = f"{type(err).__name__}: {err}"
+    return fallback_move(game, view.seat), reason

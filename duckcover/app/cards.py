@@ -1,0 +1,48 @@
+"""Cards as Rich Text: family colour AND letter, number, splashes, stack height. ASCII only."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from ..cards import Card
+
+FAMILY_LETTERS = "ABCDEFGHI"
+# (text, background) per family: ANSI names, so 16-colour terminals and ansi themes work.
+FAMILY_COLOURS = (
+    ("bright_white", "red"),
+    ("bright_white", "blue"),
+    ("black", "green"),
+    ("black", "yellow"),
+    ("bright_white", "magenta"),
+    ("black", "cyan"),
+    ("black", "white"),
+    ("bright_white", "bright_black"),
+    ("black", "bright_magenta"),
+)
+
+
+def family_letter(family: int) -> str:
+    return FAMILY_LETTERS[family]
+
+
+def card_style(card: Card) -> Style:
+    fg, bg = FAMILY_COLOURS[card.family]
+    return Style(color=fg, bgcolor=bg, bold=True)
+
+
+def large_lines(card: Card, splashes: int, height: int) -> tuple[str, str]:
+    """Two 7-character lines: ` B   12 ` over ` *5 x3 `."""
+    top = f" {family_letter(card.family)}  {card.number:>2} "
+    bottom = f" *{splashes}" + (f" x{height}" if height > 1 else "")
+    return top, f"{bottom:<7}"[:7]
+
+
+def compact_text(card: Card, splashes: int, height: int) -> str:
+    """One 7-character line: `B12*5x3`."""
+    text = f"{family_letter(card.family)}{card.number:>2}*{splashes}" + (f"x{height}" if height > 1 else "")
+    return f"{text:<7}"[:7]
+
+
+def card_label(card: Card) -> Text:
+    """A short inline card for prose: `B12` in the family's colours."""
+    return Text(f"{family_letter(card.family)}{card.number}", style=card_style(card))

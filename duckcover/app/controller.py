@@ -1,0 +1,199 @@
+"""The turn controller: owns the Game and gathers every seat's choice before anything applies.
+
+It is not a widget. The table screen asks it what to do next; bots are asked (in worker
+threads) through `decide_bots`, humans through the UI with `submit`. Every choice is taken
+from a view built when the choice opened, and the joint move is played only when all seats
+have chosen, so nobody (human or bot) ever sees another seat's choice before the reveal.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..bot import Bot
+from ..cards import MAX, REPEAT
+from ..errors import IllegalMoveError
+from ..game import CHOOSING, Game, Phase
+from ..grid import Cell, neighbours
+from ..i18n import t
+from ..moves import Move, Turn
+from ..record import to_record
+from ..rules import MADNESS, TWO_FLIPS
+from ..view import PlayerView
+from .bots import bot_decision
+from .options import SeatSpec
+
+START_CELLS = {(x, y) for x in range(4) for y in range(3)}
+
+
+@dataclass
+class Reveal:
+    """What the table learns when the moves are turned over: one line per player."""
+
+    lines: list[str]
+    turn: Turn | None
+
+
+class TurnController:
+    def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None]):
+        self.game = game
+        self.seats = list(seats)
+        self.bots = list(bots)
+        self.views: dict[int, PlayerView] = {}
+        self.chosen: dict[int, Move | None] = {}
+        self.before: list[dict] = []
+        self.fallbacks: list[tuple[int, int, int, str]] = []  # (seat, round, turn, reason)
+        self.ducks_outside = 0  # ducks to a cell outside the starting 4x3 (shown in the log)
+
+    # --- who is who -------------------------------------------------------------------------
+    @property
+    def humans(self) -> list[int]:
+        return [seat for seat, spec in enumerate(self.seats) if spec.human]
+
+    def is_human(self, seat: int) -> bool:
+        return self.seats[seat].human
+
+    def bot_specs(self) -> list[str | None]:
+        return [spec.bot for spec in self.seats]
+
+    def record(self) -> dict:
+        return to_record(self.game, bots=self.bot_specs())
+
+    # --- a choice ---------------------------------------------------------------------------
+    def open_choice(self) -> None:
+        """Fix the views every choosing seat decides from, before anyone's move applies."""
+        game = self.game
+        self.views = {seat: game.view(seat) for seat in game.awaiting}
+        self.chosen = {}
+        self.before = [dict(game.grid(seat)) for seat in range(game.n)]
+
+    def bot_seats(self) -> list[int]:
+        return [seat for seat in self.views if not self.is_human(seat)]
+
+    def humans_to_ask(self) -> list[int]:
+        return [seat for seat in self.views if self.is_human(seat) and seat not in self.chosen]
+
+    def decide_bots(self, seats: Sequence[int]) -> dict[int, Move | None]:
+        """Runs in a worker thread: reads views and the game, changes nothing."""
+        moves = {}
+        for seat in seats:
+            move, failure = bot_decision(self.bots[seat], self.views[seat], self.game.seed, self.game)
+            if failure:
+                self.fallbacks.append((seat, self.game.round_index, self.game.turn_number, failure))
+            moves[seat] = move
+        return moves
+
+    def submit(self, seat: int, move: Move | None) -> None:
+        view = self.views.get(seat)
+        if view is None:
+            raise IllegalMoveError("this seat has nothing to choose now", seat)
+        if not view.is_legal(move):
+            raise IllegalMoveError(f"{move} is not legal now", seat)
+        self.chosen[seat] = move
+
+    def ready(self) -> bool:
+        return bool(self.views) and all(seat in self.chosen for seat in self.views)
+
+    def resolve(self) -> Reveal:
+        """Play the joint move. After low-blows gifts the reveal has no turn: placing follows."""
+        game = self.game
+        phase = game.phase
+        moves = [self.chosen.get(seat) for seat in range(game.n)]
+        turn = game.play(moves)
+        self.views, self.chosen = {}, {}
+        if phase is Phase.GIFT:
+            return Reveal(self.gift_lines(moves), None)
+        return Reveal(self.turn_lines(turn), turn)
+
+    # --- words ------------------------------------------------------------------------------
+    def quack_word(self, seat: int) -> str:
+        if self.game.rules.has(MADNESS):
+            sounds = t("madness.sounds").split(",")
+            return sounds[seat % len(sounds)].strip()
+        return t("word.quack")
+
+    def gift_lines(self, gifts: Sequence[Move | None]) -> list[str]:
+        names = self.game.names
+        return [
+            t("log.gift", name=names[seat], card=gift.card.number, other=names[(seat + 1) % len(names)])
+            for seat, gift in enumerate(gifts)
+            if gift is not None
+        ]
+
+    def turn_lines(self, turn: Turn) -> list[str]:
+        game = self.game
+        if turn.call.kind == "dead":
+            return [t("log.repeat_dead")]
+        lines = []
+        placing = turn.gifts is not None
+        for seat, move in enumerate(turn.moves):
+            name = game.names[seat]
+            if move is None:
+                if game.rules.has(TWO_FLIPS) or placing:
+                    lines.append(t("log.nothing", name=name))
+                else:
+                    lines.append(t("log.quack", name=name, quack=self.quack_word(seat)))
+                continue
+            lines.append(self.move_line(seat, move, placing))
+        if turn.discarded:
+            lines.append(self.discard_line())
+        return lines
+
+    def move_line(self, seat: int, move: Move, placing: bool) -> str:
+        name, grid = self.game.names[seat], self.before[seat]
+        origin = None if placing else next((c for c, s in grid.items() if s[-1] == move.card), None)
+        if move.to in grid:
+            return t("log.cover", name=name, card=move.card.number, target=grid[move.to][-1].number)
+        beside = [grid[c][-1].number for c in neighbours(move.to) if c in grid and c != origin]
+        outside = move.to not in START_CELLS
+        if outside:
+            self.ducks_outside += 1
+        key = "log.place" if placing else ("log.duck_outside" if outside else "log.duck")
+        return t(key, name=name, card=move.card.number, target=beside[0] if beside else "?")
+
+    def discard_line(self) -> str:
+        game = self.game
+        count, limit = len(game.discard), game.rules.discard_limit(game.n)
+        return t("log.discarded", count=count, more=max(0, (limit or 0) - count))
+
+    def call_text(self) -> str:
+        """The current call in words, for the big display."""
+        call = self.game.call
+        if call.kind == "gift":
+            return t("call.gift")
+        if call.kind == "dead":
+            return t("word.repeat")
+        return " / ".join(t("word.max") if o == MAX else str(o) for o in call.options)
+
+    def explain_flip(self, turns_before: int) -> str | None:
+        """Max and Repeat say what they mean when they appear (with Repeat's special cases)."""
+        game = self.game
+        flips, call = game.flips, game.call
+        if call.kind == "gift":
+            return t("explain.gift")
+        if call.kind == "dead" and not game.rules.has(TWO_FLIPS):
+            return t("explain.repeat_first") if turns_before == 0 else t("explain.repeat_discarded")
+        parts = []
+        if REPEAT in flips:
+            again = [o for o in call.options]
+            what = t("word.max") if again and again[-1] == MAX else (str(again[-1]) if again else "-")
+            parts.append(t("explain.repeat", call=what))
+        if MAX in flips or (call.kind == "move" and MAX in call.options):
+            parts.append(t("explain.max_splashes") if game.rules.max_by == "splashes" else t("explain.max"))
+        if game.rules.has(TWO_FLIPS) and len(call.options) > 1:
+            parts.append(t("explain.two_flips"))
+        return " ".join(parts) or None
+
+    def flip_label(self) -> str:
+        labels = []
+        for code in self.game.flips:
+            labels.append(t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code))
+        return " + ".join(labels)
+
+
+def is_choosing(game: Game) -> bool:
+    return game.phase in CHOOSING
+
+
+def outside_start(cell: Cell) -> bool:
+    return cell not in START_CELLS

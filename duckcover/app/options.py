@@ -1,0 +1,49 @@
+"""What the app is started with: the CLI and the tests build the same `AppOptions`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..rules import Rules
+
+SPEEDS = ("slow", "normal", "fast", "instant")
+# Seconds before a bot Captain flips, and after the moves are revealed.
+FLIP_PAUSE = {"slow": 1.5, "normal": 0.8, "fast": 0.3, "instant": 0.0}
+REVEAL_PAUSE = {"slow": 2.0, "normal": 1.0, "fast": 0.4, "instant": 0.0}
+BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat: a human (bot is None) or a bot spec (difficulty or any installed bot)."""
+
+    name: str
+    bot: str | None = None
+
+    @property
+    def human(self) -> bool:
+        return self.bot is None
+
+
+@dataclass
+class AppOptions:
+    seats: list[SeatSpec] | None = None  # None: open the title screen
+    rules: Rules = field(default_factory=Rules)
+    seed: int | None = None
+    speed: str = "normal"
+    lang: str | None = None  # None: i18n.detect()
+    mouse: bool = True
+    resume: bool = False
+    data_dir: Path | None = None  # None: duckcover.paths.data_dir()
+    watch: bool = False
+    save: bool = True  # write the game record after every turn
+    stats: bool = True  # add finished games to the statistics database
+
+
+def quick_seats(bots: int, name: str | None, difficulty: str = "medium", watch: bool = False) -> list[SeatSpec]:
+    """`--bots N`: you plus N bots; `--watch`: every seat a bot."""
+    seats = [] if watch else [SeatSpec(name or "You")]
+    taken = {seats[0].name} if seats else set()
+    names = [n for n in BOT_NAMES if n not in taken]
+    seats += [SeatSpec(names[i], difficulty) for i in range(bots)]
+    return seats

@@ -1,0 +1,383 @@
+"""The replay viewer: a record stepped turn by turn, seen as a referee sees it.
+
+The record is replayed once (`duckcover.record.replay` checks every move), then the game is
+re-run from its own round logs into one snapshot per turn. The engine's grids are
+copy-on-write, so a snapshot keeps the grid mappings themselves: no copies, and stepping
+back and forth is only a matter of showing another snapshot.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ..cards import MAX, REPEAT
+from ..game import CHOOSING, Game, Phase, RoundOutcome
+from ..grid import Cell, Stack, fmt_cell, sorted_stacks
+from ..i18n import t
+from ..moves import Move, Turn
+from ..record import read_players, replay
+from ..rules import TWO_FLIPS
+from .cards import family_letter
+from .widgets import GridWidget
+
+Grids = tuple[Mapping[Cell, Stack], ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """The table after one turn (turn 0: just dealt) of one round."""
+
+    round_index: int
+    turn_no: int
+    captain: int
+    grids: Grids
+    before: Grids  # the grids before this turn, to put its moves into words
+    discard: tuple[int, ...]
+    pile: tuple[int, ...]
+    draw_size: int
+    totals: tuple[int, ...]
+    turn: Turn | None  # None for the deal
+    outcome: RoundOutcome | None  # set on the turn that ended the round
+
+
+@dataclass
+class Timeline:
+    names: tuple[str, ...]
+    bots: list[str | None]
+    game: Game  # the whole record, replayed
+    steps: list[Step]
+
+    @property
+    def rules(self):
+        return self.game.rules
+
+    def round_starts(self) -> list[int]:
+        return [i for i, step in enumerate(self.steps) if step.turn_no == 0]
+
+    def turns_in_round(self, round_index: int) -> int:
+        return len(self.game.rounds[round_index].turns)
+
+
+def build_timeline(data: dict) -> Timeline:
+    """Every turn of the record as a Step. RecordError (from replay) if the record is broken."""
+    final = replay(data)
+    _, bots = read_players(data)
+    game = Game(list(final.names), final.rules, final.seed, final.first_captain, start=False)
+    steps: list[Step] = []
+    for index, log in enumerate(final.rounds):
+        game.start_round(log.layouts, log.removed, log.captain, log.deck)
+        steps.append(_snapshot(game, index, 0, None, _grids(game)))
+        for turn_no, turn in enumerate(log.turns, start=1):
+            before = _grids(game)
+            _play_turn(game, turn)
+            steps.append(_snapshot(game, index, turn_no, game.last_turn, before))
+    return Timeline(final.names, bots, final, steps)
+
+
+def _grids(game: Game) -> Grids:
+    return tuple(game.grid(seat) for seat in range(game.n))
+
+
+def _play_turn(game: Game, turn: Turn) -> None:
+    """Re-play a turn the record already proved legal (its cards are resolved)."""
+    game.flip(*turn.flips)
+    if game.phase is Phase.GIFT:
+        game.play(list(turn.gifts or (None,) * game.n))
+    if game.phase in CHOOSING:
+        game.play(list(turn.moves))
+
+
+def _snapshot(game: Game, index: int, turn_no: int, turn: Turn | None, before: Grids) -> Step:
+    log = game.rounds[index]
+    ended = log.outcome if turn is not None and game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER) else None
+    return Step(index, turn_no, log.captain, _grids(game), before, game.discard, game.pile,
+                game.draw_size, game.totals, turn, ended)
+
+
+# --- words --------------------------------------------------------------------------------------
+def flip_word(code: int) -> str:
+    return t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code)
+
+
+def card_word(card, seat: int) -> str:
+    """A card's number, with its family letter when it is not the seat's own (low blows)."""
+    return str(card.number) if card.family == seat else f"{family_letter(card.family)}{card.number}"
+
+
+def flip_line(timeline: Timeline, step: Step) -> str:
+    turn = step.turn
+    names = timeline.names
+    if turn is None:
+        return t("replay.deal", round=step.round_index + 1, name=names[step.captain])
+    card = " + ".join(flip_word(code) for code in turn.flips)
+    call = turn.call
+    if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.has(TWO_FLIPS):
+        card = t("replay.repeat_of", card=card, call=flip_word(call.options[0]))
+    return t("replay.flip", turn=step.turn_no, name=names[step.captain], card=card)
+
+
+def move_lines(timeline: Timeline, step: Step) -> list[str]:
+    """What every seat did this turn, in words, as the table saw it."""
+    turn = step.turn
+    if turn is None:
+        return []
+    names, n = timeline.names, len(timeline.names)
+    if turn.call.kind == "dead":
+        return [t("replay.repeat_dead")]
+    lines = []
+    if turn.gifts is not None:
+        lines += [t("replay.gift", name=names[seat], card=card_word(gift.card, seat), other=names[(seat + 1) % n])
+                  for seat, gift in enumerate(turn.gifts) if gift is not None]
+    for seat, move in enumerate(turn.moves):
+        lines.append(_move_line(timeline, step, seat, move, placing=turn.gifts is not None))
+    if turn.discarded:
+        limit = timeline.rules.discard_limit(n)
+        lines.append(t("replay.discarded", count=len(step.discard), limit=limit if limit is not None else "-"))
+    return lines
+
+
+def _move_line(timeline: Timeline, step: Step, seat: int, move: Move | None, placing: bool) -> str:
+    name = timeline.names[seat]
+    if move is None:
+        if placing or timeline.rules.has(TWO_FLIPS):
+            return t("replay.nothing", name=name)
+        return t("replay.quack", name=name, quack=t("word.quack"))
+    card, cell = card_word(move.card, seat), fmt_cell(move.to)
+    if placing:
+        return t("replay.place", name=name, card=card, cell=cell)
+    below = step.before[seat].get(move.to)
+    if below:
+        return t("replay.cover", name=name, card=card, target=card_word(below[-1], seat), cell=cell)
+    return t("replay.duck", name=name, card=card, cell=cell)
+
+
+def end_lines(timeline: Timeline, step: Step) -> list[str]:
+    """The round's end, its scores, and the winner after the last round."""
+    outcome = step.outcome
+    if outcome is None:
+        return []
+    names = timeline.names
+    lines = [t("replay.round_end", round=step.round_index + 1, reason=t(f"replay.reason.{outcome.reason}"))]
+    lines.append(t("replay.scores", scores=", ".join(f"{names[s]} {score:+d}" for s, score in enumerate(outcome.scores))))
+    final = timeline.game.outcome()
+    if final is not None and step is timeline.steps[-1]:
+        lines.append(t("replay.winner", names=", ".join(names[s] for s in final.winners)))
+    return lines
+
+
+def stack_lines(timeline: Timeline, step: Step, every: bool) -> list[str]:
+    """Each seat's stacks bottom -> top: only those hiding cards, or every stack."""
+    lines = []
+    for seat, grid in enumerate(step.grids):
+        lines.append(timeline.names[seat])
+        shown = [(cell, stack) for cell, stack in sorted_stacks(grid) if every or len(stack) > 1]
+        for cell, stack in shown:
+            cards = " ".join(card_word(card, seat) for card in stack)
+            lines.append(f"  {fmt_cell(cell)}: {cards}")
+        if not shown:
+            lines.append("  " + t("replay.no_covered"))
+    return lines
+
+
+# --- the screen ---------------------------------------------------------------------------------
+class ReplayScreen(Screen):
+    """Step through a record: left/right a turn, PageUp/PageDown a round, 1-3 a round, q closes."""
+
+    CSS_PATH = "history.tcss"
+
+    index: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, timeline: Timeline, title: str = "") -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.record_title = title
+        self.every_stack = False
+        bind = self._bindings.bind
+        bind("left,h", "step(-1)", t("replay.key_back"), key_display="←")
+        bind("right,l", "step(1)", t("replay.key_forward"), key_display="→")
+        bind("pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
+        bind("pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
+        bind("s", "toggle_stacks", t("replay.key_stacks"))
+        bind("q,escape", "close", t("replay.key_close"))
+        bind("home", "go_first", show=False)
+        bind("end", "go_last", show=False)
+        for number in range(1, 10):
+            bind(str(number), f"jump({number - 1})", show=False)
+        bind("up,k", "scroll_side(-1)", show=False)
+        bind("down,j", "scroll_side(1)", show=False)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="replay-status")
+        with Horizontal(id="replay-body"):
+            with VerticalScroll(id="replay-grids"):
+                for seat in range(len(self.timeline.names)):
+                    yield Static(classes="replay-seat-title", id=f"replay-title-{seat}")
+                    yield GridWidget(seat, large=False, focusable=False, id=f"replay-grid-{seat}")
+            with VerticalScroll(id="replay-side"):
+                yield Static(id="replay-turn")
+                yield Static(id="replay-table")
+                yield Static(id="replay-stacks")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for scroll in self.query(VerticalScroll):
+            scroll.can_focus = False  # the screen's own keys step the replay
+        self.show_step()
+
+    # --- state --------------------------------------------------------------------------
+    @property
+    def step(self) -> Step | None:
+        steps = self.timeline.steps
+        return steps[self.index] if steps else None
+
+    def watch_index(self) -> None:
+        self.show_step()
+        self.refresh_bindings()
+
+    def go(self, index: int) -> None:
+        if self.timeline.steps:
+            self.index = max(0, min(index, len(self.timeline.steps) - 1))
+
+    def round_start(self, round_index: int) -> int | None:
+        starts = self.timeline.round_starts()
+        return starts[round_index] if 0 <= round_index < len(starts) else None
+
+    # --- actions ------------------------------------------------------------------------
+    def action_step(self, delta: int) -> None:
+        self.go(self.index + delta)
+
+    def action_go_first(self) -> None:
+        self.go(0)
+
+    def action_go_last(self) -> None:
+        self.go(len(self.timeline.steps) - 1)
+
+    def action_jump(self, round_index: int) -> None:
+        start = self.round_start(round_index)
+        if start is not None:
+            self.go(start)
+
+    def action_round(self, delta: int) -> None:
+        step = self.step
+        if step is not None:
+            self.action_jump(step.round_index + delta)
+
+    def action_toggle_stacks(self) -> None:
+        self.every_stack = not self.every_stack
+        self.show_step()
+
+    def action_scroll_side(self, direction: int) -> None:
+        side = self.query_one("#replay-side", VerticalScroll)
+        (side.scroll_down if direction > 0 else side.scroll_up)(animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        steps, step = self.timeline.steps, self.step
+        if action in ("step", "go_first", "go_last", "round", "jump") and step is None:
+            return False
+        if action == "step":
+            return 0 <= self.index + parameters[0] < len(steps)
+        if action == "round":
+            return self.round_start(step.round_index + parameters[0]) is not None
+        if action == "jump":
+            return self.round_start(parameters[0]) is not None
+        return True
+
+    # --- drawing ------------------------------------------------------------------------
+    def show_step(self) -> None:
+        timeline, step = self.timeline, self.step
+        self.query_one("#replay-status", Static).update(self.status_text())
+        if step is None:
+            self.query_one("#replay-turn", Static).update(t("replay.empty"))
+            return
+        moved = step.turn.moves if step.turn else ()
+        splashes = timeline.rules.splashes
+        for seat, grid in enumerate(step.grids):
+            move = moved[seat] if moved else None
+            marks = {move.to: "called"} if move is not None and move.to in grid else {}
+            self.query_one(f"#replay-grid-{seat}", GridWidget).show(grid, splashes, marks)
+            self.query_one(f"#replay-title-{seat}", Static).update(self.seat_title(seat, step))
+        self.query_one("#replay-turn", Static).update(self.turn_text(step))
+        self.query_one("#replay-table", Static).update(self.table_text(step))
+        self.query_one("#replay-stacks", Static).update(self.stacks_text(step))
+
+    def status_text(self) -> Text:
+        timeline, step = self.timeline, self.step
+        text = Text(t("replay.title"), style="bold")
+        if self.record_title:
+            text.append(f"  {self.record_title}")
+        if step is not None:
+            rounds = timeline.rules.rounds()
+            text.append("  " + t("replay.round", round=step.round_index + 1, rounds=rounds))
+            text.append("  " + t("replay.turn", turn=step.turn_no, turns=timeline.turns_in_round(step.round_index)))
+        if not timeline.game.over:
+            text.append("  " + t("replay.in_progress"), style="yellow")
+        return text
+
+    def seat_title(self, seat: int, step: Step) -> Text:
+        timeline = self.timeline
+        text = Text(timeline.names[seat], style="bold")
+        bot = timeline.bots[seat] if seat < len(timeline.bots) else None
+        if bot:
+            text.append(f" ({bot})", style="dim")
+        if seat == step.captain:
+            text.append(f" [{t('word.captain')}]", style="bold yellow")
+        text.append("  " + t("replay.seat_facts", stacks=len(step.grids[seat]), total=step.totals[seat]))
+        return text
+
+    def turn_text(self, step: Step) -> Text:
+        text = Text(flip_line(self.timeline, step) + "\n", style="bold")
+        for line in move_lines(self.timeline, step):
+            text.append(f"  {line}\n")
+        for line in end_lines(self.timeline, step):
+            text.append(line + "\n", style="bold green")
+        return text
+
+    def table_text(self, step: Step) -> Text:
+        rules, n = self.timeline.rules, len(self.timeline.names)
+        text = Text()
+        text.append(t("replay.pile", card=flip_word(step.pile[-1]) if step.pile else "-") + "\n")
+        text.append(t("replay.draw", count=step.draw_size) + "\n")
+        discard = " ".join(flip_word(code) for code in step.discard) or "-"
+        limit = rules.discard_limit(n)
+        text.append(t("replay.discard", cards=discard, count=len(step.discard), limit=limit if limit is not None else "-"))
+        return text
+
+    def stacks_text(self, step: Step) -> Text:
+        title = t("replay.stacks_all") if self.every_stack else t("replay.stacks_covered")
+        text = Text(title + "\n", style="bold underline")
+        for line in stack_lines(self.timeline, step, self.every_stack):
+            text.append(line + "\n", style="" if line.startswith(" ") else "bold")
+        return text
+
+
+class ReplayApp(App):
+    """`duckcover replay FILE` on a terminal: the viewer alone; closing it ends the app."""
+
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, timeline: Timeline, title: str = "") -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.record_title = title
+
+    def on_mount(self) -> None:
+        self.title = t("replay.title")
+        self.push_screen(ReplayScreen(self.timeline, self.record_title), lambda _result: self.exit())
+
+
+def replay_app(data: dict, title: str = "", lang: str | None = None) -> ReplayApp:
+    """A ReplayApp for a record (RecordError before any app exists if the record is broken)."""
+    from .. import i18n
+
+    i18n.set_language(lang or i18n.detect())
+    return ReplayApp(build_timeline(data), title)

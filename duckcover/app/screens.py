@@ -1,0 +1,315 @@
+"""Everything around the table: title, setup, help, quit, round end, game end, too small."""
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Center, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from ..errors import RulesError
+from ..i18n import t
+from ..rules import ARTISTS_PACK, VARIANTS, Rules
+from .bots import DIFFICULTY_NAMES, installed_bots
+from .controller import TurnController
+from .options import BOT_NAMES, SeatSpec
+
+SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
+MAX_SEATS = 7
+
+TITLE_ART = r"""
+ ____             _        ___     ____
+|  _ \ _   _  ___| | __   ( _ )   / ___|_____   _____ _ __
+| | | | | | |/ __| |/ /   / _ \/\| |   / _ \ \ / / _ \ '__|
+| |_| | |_| | (__|   <   | (_>  <| |__| (_) \ V /  __/ |
+|____/ \__,_|\___|_|\_\   \___/\/ \____\___/ \_/ \___|_|
+"""
+
+
+class TitleScreen(Screen):
+    def __init__(self, can_resume: bool) -> None:
+        super().__init__()
+        self.can_resume = can_resume
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="title-box"):
+            yield Static(TITLE_ART, id="title-art")
+            yield Static(t("title.tagline"), id="tagline")
+            with Center():
+                yield OptionList(
+                    Option(t("title.new"), id="new"),
+                    Option(t("title.resume"), id="resume", disabled=not self.can_resume),
+                    Option(t("title.rules"), id="rules"),
+                    Option(t("title.quit"), id="quit"),
+                    id="title-menu",
+                )
+        yield Footer()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        choice = event.option.id
+        if choice == "new":
+            self.app.push_screen(SetupScreen())
+        elif choice == "resume":
+            self.app.resume_game()
+        elif choice == "rules":
+            self.app.action_help()
+        elif choice == "quit":
+            self.app.exit()
+
+
+class SetupScreen(Screen):
+    """2-7 seats (human or bot), the rules' options and variants, an optional seed."""
+
+    def __init__(self, seats: int = 4) -> None:
+        super().__init__()
+        self.seat_count = seats
+        self._bindings.bind("escape", "back", t("key.back"))
+        self._bindings.bind("ctrl+s", "start", t("setup.start"))
+
+    def compose(self) -> ComposeResult:
+        kinds = [(t("seat.human"), "human")] + [(t(f"difficulty.{d}"), d) for d in DIFFICULTY_NAMES]
+        kinds += [(t("setup.bot_named", name=name), name) for name in installed_bots()]
+        with VerticalScroll(id="setup"):
+            yield Label(t("setup.title"), classes="heading")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.players"), classes="setup-label")
+                yield Select([(str(n), n) for n in range(2, MAX_SEATS + 1)], value=self.seat_count,
+                             allow_blank=False, id="players")
+            for seat in range(MAX_SEATS):
+                with Horizontal(classes="setup-row seat-row", id=f"seat-{seat}"):
+                    yield Label(t("setup.seat", number=seat + 1), classes="setup-label")
+                    default = t("seat.you") if seat == 0 else BOT_NAMES[seat - 1]
+                    yield Input(value=default, max_length=16, id=f"name-{seat}", classes="seat-name")
+                    yield Select(kinds, value="human" if seat == 0 else "medium", allow_blank=False,
+                                 id=f"kind-{seat}", classes="seat-kind")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.max_by"), classes="setup-label")
+                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
+                             value="number", allow_blank=False, id="max-by")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.captain"), classes="setup-label")
+                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
+                             value="rotate", allow_blank=False, id="captain")
+            yield Label(t("setup.variants"), classes="heading")
+            for name in SETUP_VARIANTS:
+                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.seed"), classes="setup-label")
+                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
+            with Horizontal(classes="setup-row buttons"):
+                yield Button(t("setup.start"), variant="primary", id="start")
+                yield Button(t("key.back"), id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_seats(self.seat_count)
+
+    def show_seats(self, count: int) -> None:
+        for seat in range(MAX_SEATS):
+            self.query_one(f"#seat-{seat}").display = seat < count
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "players" and isinstance(event.value, int):
+            self.seat_count = event.value
+            self.show_seats(event.value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.action_back()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def chosen(self) -> tuple[list[SeatSpec], Rules, int | None]:
+        seats = []
+        for seat in range(self.seat_count):
+            name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
+            kind = self.query_one(f"#kind-{seat}", Select).value
+            seats.append(SeatSpec(name, None if kind == "human" else str(kind)))
+        variants = {name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value}
+        rules = Rules(
+            max_by=str(self.query_one("#max-by", Select).value),
+            captain=str(self.query_one("#captain", Select).value),
+            variants=frozenset(variants),
+        )
+        rules.check_players(len(seats))
+        seed_text = self.query_one("#seed", Input).value.strip()
+        return seats, rules, int(seed_text) if seed_text else None
+
+    def action_start(self) -> None:
+        try:
+            seats, rules, seed = self.chosen()
+        except (RulesError, ValueError) as err:
+            self.app.notify(str(err), title=t("setup.invalid"), severity="error")
+            return
+        names = [s.name for s in seats]
+        if len(set(names)) != len(names):
+            self.app.notify(t("setup.duplicate_names"), severity="error")
+            return
+        self.app.start_game(seats, rules, seed)
+
+
+class HelpScreen(ModalScreen):
+    """The rules in brief and the key map."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bindings.bind("escape,question_mark,q", "close", t("key.close"))
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(t("help.title"), classes="heading")
+            yield Static(t("help.rules"))
+            yield Static(t("help.keys_title"), classes="heading")
+            yield Static(t("help.keys"))
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+class QuitScreen(ModalScreen[bool]):
+    def __init__(self) -> None:
+        super().__init__()
+        self._bindings.bind("y", "answer(True)", t("quit.yes"))
+        self._bindings.bind("n,escape", "answer(False)", t("quit.no"))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="quit-box"):
+            yield Static(t("quit.question"))
+            yield Static(t("quit.saved"), classes="dim")
+            with Horizontal(classes="buttons"):
+                yield Button(t("quit.yes"), variant="error", id="yes")
+                yield Button(t("quit.no"), id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class TooSmallScreen(Screen):
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
+
+    def on_mount(self) -> None:
+        self.update_text()
+
+    def on_resize(self) -> None:
+        self.update_text()
+
+    def update_text(self) -> None:
+        size = self.app.size
+        self.query_one("#too-small", Static).update(t("too_small", width=size.width, height=size.height))
+
+
+def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
+    grids, _, _ = ctl.game.table(round_index)
+    rules = ctl.game.rules
+    stacks = sorted(grids[seat].items(), key=lambda item: (item[0][1], item[0][0]))
+    return " ".join(f"{stack[-1].number}({rules.value(stack[-1].number)})" for _, stack in stacks)
+
+
+def scorepad(ctl: TurnController) -> Table:
+    game = ctl.game
+    table = Table(title=t("score.title"), title_justify="left", expand=False)
+    table.add_column(t("score.player"))
+    for index in range(game.rules.rounds()):
+        table.add_column(t("score.round", round=index + 1), justify="right")
+    table.add_column(t("score.total"), justify="right", style="bold")
+    outcome = game.outcome()
+    winners = set(outcome.winners) if outcome else set()
+    for seat, name in enumerate(game.names):
+        cells = [f"{result.scores[seat]:+d}" for result in game.results]
+        cells += ["."] * (game.rules.rounds() - len(cells))
+        label = f"{name} *" if seat in winners else name
+        table.add_row(label, *cells, str(game.totals[seat]))
+    return table
+
+
+def round_table(ctl: TurnController) -> Table:
+    game = ctl.game
+    index = len(game.results) - 1
+    result = game.results[index]
+    table = Table(expand=False)
+    table.add_column(t("score.player"))
+    table.add_column(t("score.visible"))
+    table.add_column(t("score.sign"), justify="center")
+    table.add_column(t("score.score"), justify="right", style="bold")
+    for seat, name in enumerate(game.names):
+        sign = t("score.minus") if result.stacks[seat] == 1 else t("score.plus")
+        table.add_row(name, card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
+    return table
+
+
+class RoundEndScreen(ModalScreen):
+    def __init__(self, ctl: TurnController, auto: bool = False) -> None:
+        super().__init__()
+        self.ctl = ctl
+        self.auto = auto
+        self._bindings.bind("enter,space", "continue", t("key.continue"))
+
+    def compose(self) -> ComposeResult:
+        game = self.ctl.game
+        index = len(game.results) - 1
+        result = game.results[index]
+        reason = t(f"reason.{result.reason}")
+        if result.single_stack:
+            reason += " (" + ", ".join(game.names[s] for s in result.single_stack) + ")"
+        with VerticalScroll(id="round-end"):
+            yield Static(Text(t("round_end.title", round=index + 1, reason=reason), style="bold"))
+            yield Static(round_table(self.ctl))
+            yield Static(scorepad(self.ctl))
+            yield Static(t("round_end.next") if not game.over else t("round_end.final"), classes="dim")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.auto:
+            from .options import REVEAL_PAUSE
+
+            self.set_timer(max(0.05, 2 * REVEAL_PAUSE[self.app.options.speed]), self.action_continue)
+
+    def action_continue(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss()
+
+
+def winner_text(ctl: TurnController) -> str:
+    game = ctl.game
+    outcome = game.outcome()
+    names = ", ".join(game.names[s] for s in outcome.winners)
+    if outcome.decided_by == "score":
+        return t("game_over.winner", names=names, total=outcome.totals[outcome.winners[0]])
+    if outcome.decided_by == "team":
+        return t("game_over.team", total=sum(outcome.totals))
+    best = min(outcome.totals)
+    tied = [s for s, total in enumerate(outcome.totals) if total == best]
+    stacks = game.results[-1].stacks
+    detail = ", ".join(f"{game.names[s]} {stacks[s]}" for s in tied)
+    if outcome.decided_by == "fewest-cards":
+        return t("game_over.tiebreak", names=names, total=best, detail=detail)
+    return t("game_over.shared", names=names, total=best, detail=detail)
+
+
+class GameOverScreen(ModalScreen):
+    def __init__(self, ctl: TurnController) -> None:
+        super().__init__()
+        self.ctl = ctl
+        self._bindings.bind("n", "new_game", t("key.new_game"))
+        self._bindings.bind("q", "app.request_quit", t("key.quit"))
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="game-over"):
+            yield Static(Text(t("game_over.title"), style="bold"))
+            yield Static(Text(winner_text(self.ctl), style="bold green"))
+            yield Static(scorepad(self.ctl))
+            yield Static(t("game_over.saved"), classes="dim")
+        yield Footer()
+
+    def action_new_game(self) -> None:
+        self.app.go_title()

@@ -1,0 +1,120 @@
+"""`duckcover play` (also plain `duckcover [options]`): the Textual app."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..i18n import LANGUAGES
+from ..rules import ARTISTS_PACK, CAPTAIN, MAX_BY, VARIANTS
+
+SPEEDS = ("slow", "normal", "fast", "instant")
+MAX_BOTS = 6
+
+
+def bot_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--bots takes a whole number 1-{MAX_BOTS}, not {text!r}") from None
+    if not 1 <= value <= MAX_BOTS:
+        raise argparse.ArgumentTypeError(f"--bots takes 1-{MAX_BOTS} (a table seats 2-7 players), not {value}")
+    return value
+
+
+def seed_value(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed takes a whole number, not {text!r}") from None
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("play", help="play Duck & Cover (the default command)")
+    parser.add_argument("--bots", type=bot_count, metavar="N", help="start at once against N bots (1-6)")
+    parser.add_argument("--difficulty", default="medium", metavar="BOT",
+                        help="the bots for --bots/--watch: easy, medium, hard or any installed bot (default medium)")
+    parser.add_argument("--seed", type=seed_value, metavar="S", help="fix the deal")
+    parser.add_argument("--watch", action="store_true", help="every seat a bot: watch a game play out")
+    parser.add_argument("--speed", choices=SPEEDS, default="normal", help="pauses between reveals")
+    parser.add_argument("--resume", action="store_true", help="continue the last unfinished game")
+    parser.add_argument("--no-mouse", action="store_true", help="turn mouse tracking off (useful over SSH)")
+    parser.add_argument("--lang", choices=LANGUAGES, help="language of the interface (default: from the locale)")
+    parser.add_argument("--name", metavar="NAME", help="your name at the table")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME",
+                        choices=[v for v in VARIANTS if v != ARTISTS_PACK], help="a variant (repeatable)")
+    parser.add_argument("--max-by", choices=MAX_BY, default="number", help="what Max moves")
+    parser.add_argument("--captain", choices=CAPTAIN, default="rotate", help="who is Captain each round")
+    parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
+    parser.set_defaults(command="play")
+
+
+def fail(message: str) -> int:
+    print(f"duckcover: {message}", file=sys.stderr)
+    return 2
+
+
+def build_options(args):
+    """AppOptions from the command line; raises ValueError with one line for bad input."""
+    from ..errors import RulesError
+    from ..rules import Rules
+    from ..app.options import AppOptions, quick_seats
+
+    try:
+        rules = Rules(max_by=args.max_by, captain=args.captain, variants=frozenset(args.variant))
+    except RulesError as err:
+        raise ValueError(str(err)) from None
+    seats = None
+    if args.watch or args.bots:
+        bots = args.bots or 3
+        seats = quick_seats(bots, args.name, args.difficulty, watch=args.watch)
+        if args.watch and len(seats) < 2:
+            seats = quick_seats(2, None, args.difficulty, watch=True)
+        try:
+            rules.check_players(len(seats))
+        except RulesError as err:
+            raise ValueError(str(err)) from None
+    return AppOptions(
+        seats=seats, rules=rules, seed=args.seed, speed=args.speed, lang=args.lang,
+        mouse=not args.no_mouse, resume=args.resume, data_dir=args.data_dir, watch=args.watch,
+    )
+
+
+def check_bot(spec: str) -> str | None:
+    from ..plugins import BotLoadError, load_bot_class
+
+    try:
+        load_bot_class(spec)
+    except BotLoadError as err:
+        return str(err)
+    return None
+
+
+def run(args) -> int:
+    try:
+        options = build_options(args)
+    except ValueError as err:
+        return fail(str(err))
+    if options.seats:
+        problem = check_bot(args.difficulty)
+        if problem:
+            return fail(problem)
+    if options.resume:
+        from .. import storage
+        from ..record import RecordError, replay
+
+        try:
+            record = storage.load_current(options.data_dir)
+            if record is None:
+                from ..i18n import set_language, detect, t
+
+                set_language(options.lang or detect())
+                return fail(t("play.no_resume"))
+            replay(record)
+        except RecordError as err:
+            return fail(f"cannot resume: {err}")
+    from ..app import create_app
+
+    app = create_app(options)
+    app.run(mouse=options.mouse)
+    return 0
