@@ -38,8 +38,15 @@ class GridView:
     __slots__ = ("_cells", "_where")
 
     def __init__(self, grid) -> None:
-        self._cells = MappingProxyType(grid)
-        self._where: MappingProxyType | None = None
+        # Views are shared by every seat of a turn: nothing may be reassigned on them.
+        object.__setattr__(self, "_cells", MappingProxyType(grid))
+        object.__setattr__(self, "_where", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"GridView is read-only; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"GridView is read-only; cannot delete {name!r}")
 
     def __len__(self) -> int:
         return len(self._cells)
@@ -64,7 +71,7 @@ class GridView:
     def where(self, card: Card) -> Cell | None:
         """The cell of `card` if it is visible (a stack's top), else None."""
         if self._where is None:
-            self._where = MappingProxyType({stack[-1]: cell for cell, stack in self._cells.items()})
+            object.__setattr__(self, "_where", MappingProxyType({stack[-1]: cell for cell, stack in self._cells.items()}))
         return self._where.get(card)
 
     def find(self, number: int) -> list[Cell]:
