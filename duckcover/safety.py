@@ -19,7 +19,6 @@ the Game or its deck, and nothing in it can change the game. The bot contract fo
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import queue
 import threading
@@ -268,7 +267,7 @@ class Referee:
         for index, grid in enumerate(view.grids):
             original, private = copies[index]
             if original is not grid:
-                private = copy.copy(grid)
+                private = _clone(grid)
                 copies[index] = (grid, private)
             grids.append(private)
         return view._replace(grids=tuple(grids), rules=rules[1])
@@ -306,6 +305,19 @@ class Referee:
                 yield seat, ok, value, elapsed
                 done += 1
             calls = calls[done:]
+
+
+def _clone(obj: Any) -> Any:
+    """A shallow copy of a slotted object, past a read-only __setattr__ (GridView has one)."""
+    cls = type(obj)
+    new = cls.__new__(cls)
+    for klass in cls.__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            try:
+                object.__setattr__(new, slot, object.__getattribute__(obj, slot))
+            except AttributeError:
+                pass  # an unset slot
+    return new
 
 
 def _describe(err: BaseException) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from ..arena import ArenaConfig, report, run as run_arena
 from ..errors import RulesError
@@ -106,11 +107,11 @@ def print_table(figures: dict) -> None:
         caption="score: mean total per game (lower wins); Δ field: total minus the other seats' mean (lower is better)",
     )
     for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "ms p50", "ms max", "fallbacks"):
-        table.add_column(name, justify="left" if name == "bot" else "right")
+        table.add_column(name, justify="left" if name == "bot" else "right", no_wrap=name != "bot")
     for row in figures["bots"]:
         diff, ci = row["diff_to_field"]["mean"], row["diff_to_field"]["ci95"]
         table.add_row(
-            row["bot"],
+            _label(row["bot"]),
             str(row["seats"]),
             _fmt(row["mean_score"], ".2f"),
             _fmt(row["win_rate"], ".1%"),
@@ -120,6 +121,15 @@ def print_table(figures: dict) -> None:
             str(row["fallbacks"]),
         )
     Console().print(table)
+
+
+def _label(spec: str) -> str:
+    """A file spec shows as its file name (and class): the table has no room for paths."""
+    head, sep, tail = spec.rpartition(":")
+    path = head if sep and not ("/" in tail or "\\" in tail) else spec
+    if "/" in path or "\\" in path:
+        return Path(path).name + (f":{tail}" if path == head else "")
+    return spec
 
 
 def _fmt(value, spec: str) -> str:

@@ -1,0 +1,127 @@
+"""The arena: duplicate deals, reproducible figures for any --jobs, the --json shape, bad options."""
+import json
+
+import pytest
+
+from duckcover.arena import ArenaConfig, deal_seed, play_deal, report, rows, run
+from duckcover.cli import main
+from duckcover.harness import play_game
+from duckcover.plugins import resolve_bot
+
+HOSTILE = """
+from duckcover.bot import Bot
+
+class Crashing(Bot):
+    description = "Raises on every decision."
+
+    def choose(self, view):
+        raise RuntimeError("nope")
+"""
+
+
+def without_timings(figures):
+    figures = json.loads(json.dumps(figures))
+    for row in figures["bots"]:
+        row.pop("decision_ms")
+    return figures
+
+
+def arena_json(capsys, *argv):
+    assert main(["arena", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_rotation_plays_the_same_deal():
+    config = ArenaConfig(("greedy", "random", "random"), deals=1, seed=5)
+    result = play_deal(config, 0)
+    seed = deal_seed(5, 0)
+    for rotation in range(3):
+        # Rotation r seats bot i at seat (i + r) % 3.
+        seating = [config.specs[(seat - rotation) % 3] for seat in range(3)]
+        game = play_game([resolve_bot(spec) for spec in seating], seed=seed)
+        assert [game.totals[(bot + rotation) % 3] for bot in range(3)] == result.totals[rotation]
+
+
+def test_same_seed_same_numbers_and_different_seed_different_deals():
+    config = ArenaConfig(("greedy", "random", "random", "random"), deals=3, seed=1)
+    first = report(config, run(config))
+    assert without_timings(first) == without_timings(report(config, run(config)))
+    other = ArenaConfig(config.specs, deals=3, seed=2)
+    assert without_timings(report(other, run(other))) != without_timings(first)
+
+
+def test_two_jobs_give_exactly_the_numbers_of_one(capsys):
+    argv = ["--bot", "greedy", "--bot", "random", "--bot", "random", "--games", "4", "--seed", "7"]
+    one = arena_json(capsys, *argv, "--jobs", "1")
+    two = arena_json(capsys, *argv, "--jobs", "2")
+    assert without_timings(one) == without_timings(two)
+
+
+def test_json_shape_and_its_invariants(capsys):
+    figures = arena_json(capsys, "--bot", "greedy", "--bot", "random", "--bot", "random", "--games", "3", "--seed", "1")
+    assert {"deals", "seatings", "games", "seed", "rules", "budget", "time_limit", "hard_limit", "bots"} <= set(figures)
+    assert (figures["deals"], figures["seatings"], figures["games"]) == (3, 3, 9)
+    greedy, random_row = figures["bots"]
+    assert (greedy["bot"], greedy["seats"], greedy["games"]) == ("greedy", 1, 9)
+    assert (random_row["bot"], random_row["seats"], random_row["games"]) == ("random", 2, 18)
+    for row in figures["bots"]:
+        assert set(row) == {"bot", "seats", "games", "mean_score", "win_rate", "diff_to_field", "decisions",
+                            "decision_ms", "fallbacks", "hook_failures"}
+        low, high = row["diff_to_field"]["ci95"]
+        assert low <= row["diff_to_field"]["mean"] <= high
+        assert row["decisions"] > 0 and 0 <= row["decision_ms"]["median"] <= row["decision_ms"]["max"]
+        assert row["fallbacks"] == 0
+    # Every game has one unit of win to share, and paired differences cancel over the table.
+    assert sum(row["win_rate"] * row["seats"] for row in figures["bots"]) == pytest.approx(1, abs=1e-3)
+    assert sum(row["diff_to_field"]["mean"] * row["seats"] for row in figures["bots"]) == pytest.approx(0, abs=1e-3)
+
+
+def test_identical_bots_are_one_row_with_no_edge():
+    config = ArenaConfig(("random", "random"), deals=2, seed=3)
+    (row,) = report(config, run(config))["bots"]
+    assert row["seats"] == 2 and row["diff_to_field"]["mean"] == 0
+    assert [r.seats for r in rows(["a", "b", "a", "c", "b"])] == [[0, 2], [1, 4], [3]]
+
+
+def test_greedy_beats_random_on_duplicate_deals():
+    config = ArenaConfig(("greedy", "random"), deals=6, seed=4)
+    greedy = report(config, run(config))["bots"][0]
+    assert greedy["diff_to_field"]["ci95"][1] < 0  # lower totals win
+
+
+def test_a_crashing_bot_is_played_by_fallbacks_and_counted(tmp_path, capsys):
+    path = tmp_path / "crashing.py"
+    path.write_text(HOSTILE)
+    figures = arena_json(capsys, "--bot", str(path), "--bot", "random", "--games", "1")
+    crashing, random_row = figures["bots"]
+    assert crashing["fallbacks"] == crashing["decisions"] > 0
+    assert random_row["fallbacks"] == 0
+
+
+def test_the_table_names_every_bot(capsys):
+    assert main(["arena", "--bot", "greedy", "--bot", "random", "--games", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1 deals x 2 seatings = 2 games (seed 0, standard rules)" in out
+    assert "│ greedy" in out and "│ random" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--bot", "greedy"], "give at least two bots"),
+        (["--bot", "greedy", "--bot", "random", "--games", "0"], "--games must be at least 1"),
+        (["--bot", "greedy", "--bot", "random", "--jobs", "0"], "--jobs must be at least 1"),
+        (["--bot", "greedy", "--bot", "random", "--jobs", "two"], "invalid int value"),
+        (["--bot", "greedy", "--bot", "random", "--time-limit", "-1"], "--time-limit must be"),
+        (["--bot", "greedy", "--bot", "random", "--hard-limit", "-1"], "--hard-limit must be"),
+        (["--bot", "greedy", "--bot", "random", "--budget", "0"], "--budget must be at least 1"),
+        (["--bot", "greedy", "--bot", "random", "--variant", "nope"], "invalid choice"),
+        (["--bot", "greedy", "--bot", "nope"], "unknown bot 'nope'"),
+        (["--bot", "greedy", "--bot", "missing.py:Bot"], "no such file missing.py"),
+        (["--bot", "random"] * 10, "a table takes 2-9 players, not 10"),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(capsys, argv, message):
+    assert main(["arena", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
