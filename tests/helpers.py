@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from enum import Enum
 from pathlib import Path
+from types import MappingProxyType
 
 from duckcover.bot import Bot
 from duckcover.cards import CARDS, FLIP_CODES, packaged_splashes
@@ -110,3 +112,40 @@ class DuckBot(Bot):
     def choose(self, view):
         ducks = [m for m in view.legal_moves() if m.to is None or m.to not in view.grid]
         return self.rng.choice(ducks) if ducks else None
+
+
+# --- walking a view (information tests) ---------------------------------------------------------
+PRIMITIVES = (int, str, float, bool, type(None), Enum)
+
+
+def walk(obj, seen=None):
+    """Every object reachable from `obj` through containers, named tuples and slots/attributes."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, (PRIMITIVES, type)):
+        return
+    seen.add(id(obj))
+    yield obj
+    if isinstance(obj, (tuple, list, set, frozenset)):
+        children = list(obj)
+    elif isinstance(obj, (dict, MappingProxyType)):
+        children = [*obj.keys(), *obj.values()]
+    else:
+        names = [n for cls in type(obj).__mro__ for n in getattr(cls, "__slots__", ())]
+        children = [getattr(obj, n, None) for n in names] + list(getattr(obj, "__dict__", {}).values())
+    for child in children:
+        yield from walk(child, seen)
+
+
+def canonical(obj, seen=()):
+    """A comparable picture of a view's contents (GridViews have identity equality)."""
+    if isinstance(obj, PRIMITIVES):
+        return obj
+    if isinstance(obj, (tuple, list)):
+        return tuple(canonical(x) for x in obj)
+    if isinstance(obj, (dict, MappingProxyType)):
+        return tuple(sorted((canonical(k), canonical(v)) for k, v in obj.items()))
+    if isinstance(obj, (set, frozenset)):
+        return tuple(sorted(map(canonical, obj)))
+    if hasattr(obj, "cells"):
+        return ("grid", canonical(obj.cells))
+    return repr(obj)

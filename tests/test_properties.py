@@ -1,0 +1,190 @@
+"""Invariants over many random seeded games: every player count, both options, each variant and
+a few combinations, played by RandomBot and GreedyBot through the same loop as the harness.
+
+Each test drives games with `checked_game`, which calls `on_step(game, ...)` hooks at every
+flip and every joint move, so one invariant per test stays readable.
+"""
+import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from duckcover import record
+from duckcover.game import CHOOSING, Game, Phase
+from duckcover.harness import decide, play_game, prepare
+from duckcover.rules import COOPERATIVE, LOW_BLOWS
+from duckcover_bots.greedy import GreedyBot
+from duckcover_bots.random_bot import RandomBot
+from helpers import canonical, rules, walk
+
+VARIANT_SETS = [
+    (), ("low-blows",), ("two-flips",), ("surprises",), ("constraints",), ("competition",), ("pressure",),
+    ("madness",), ("cooperative",), ("surprises", "constraints"), ("low-blows", "competition", "pressure"),
+    ("two-flips", "constraints", "surprises"), ("cooperative", "low-blows"), ("low-blows", "surprises"),
+]
+
+
+@st.composite
+def tables(draw):
+    """(rules, bots, seed) for one random game."""
+    variants = draw(st.sampled_from(VARIANT_SETS))
+    high = 5 if COOPERATIVE in variants else 9
+    players = draw(st.integers(2, high))
+    rule_set = rules(
+        *variants, max_by=draw(st.sampled_from(["number", "splashes"])),
+        captain=draw(st.sampled_from(["rotate", "fixed"])),
+    )
+    kinds = draw(st.lists(st.sampled_from([RandomBot, GreedyBot]), min_size=players, max_size=players))
+    return rule_set, kinds, draw(st.integers(0, 2**32 - 1))
+
+
+def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=None):
+    """Play a whole game like harness.play_game, calling the hooks at every step."""
+    bots = [kind() for kind in kinds]
+    prepare(bots)
+    game = Game(len(bots), rule_set, seed)
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        while game.phase is Phase.FLIP:
+            if on_flip:
+                on_flip(game)
+            game.flip()
+            while game.phase in CHOOSING:
+                views = {seat: game.view(seat) for seat in game.awaiting}
+                moves = decide(game, bots)
+                if on_choice:
+                    on_choice(game, views, moves)
+                game.play(moves)
+            if on_turn:
+                on_turn(game)
+    return game
+
+
+GAMES = settings(max_examples=100, deadline=None)
+
+
+@GAMES
+@given(tables())
+def test_twelve_cards_per_player_are_conserved(table):
+    rule_set, kinds, seed = table
+
+    def check(game):
+        grids = [game.grid(seat) for seat in range(game.n)]
+        held = [[c for stack in grid.values() for c in stack] for grid in grids]
+        everything = [c for cards in held for c in cards]
+        assert len(everything) == len(set(everything)) == 12 * game.n
+        if not rule_set.has(LOW_BLOWS):
+            for seat, cards in enumerate(held):
+                assert sorted(c.number for c in cards) == list(range(1, 13))
+                assert {c.family for c in cards} == {seat}
+
+    checked_game(rule_set, kinds, seed, on_flip=check, on_turn=check)
+
+
+@GAMES
+@given(tables())
+def test_captain_cards_are_conserved(table):
+    rule_set, kinds, seed = table
+
+    def check(game, views=None, moves=None):
+        limbo = list(game.flips) if game.phase in CHOOSING else []
+        where = list(game._draw) + list(game.pile) + list(game.discard) + list(game.round.removed) + limbo
+        assert Counter(where) == Counter(rule_set.deck())
+        assert game.draw_size == len(game._draw)
+
+    checked_game(rule_set, kinds, seed, on_flip=check, on_choice=check, on_turn=check)
+
+
+@GAMES
+@given(tables())
+def test_every_applied_move_was_legal_from_the_seats_view(table):
+    rule_set, kinds, seed = table
+    checked = []
+
+    def check(game, views, moves):
+        for seat, move in enumerate(moves):
+            if seat in views:
+                assert move in views[seat].legal_moves()
+                assert move in game.legal_moves(seat)
+                checked.append(move)
+            else:
+                assert move is None and game.legal_moves(seat) == []
+
+    game = checked_game(rule_set, kinds, seed, on_choice=check)
+    assert len(checked) >= sum(1 for log in game.rounds for t in log.turns for m in t.moves if m is not None)
+
+
+@GAMES
+@given(tables())
+def test_a_covered_card_never_becomes_visible_again_within_a_round(table):
+    rule_set, kinds, seed = table
+    covered: dict[int, set] = {}
+
+    def check(game):
+        seen = covered.setdefault(game.round_index, set())
+        for seat in range(game.n):
+            for stack in game.grid(seat).values():
+                assert stack[-1] not in seen, f"{stack[-1]} came back into view"
+                seen.update(stack[:-1])
+
+    checked_game(rule_set, kinds, seed, on_flip=check, on_turn=check)
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables(), st.integers(0, 15))
+def test_a_player_view_never_contains_the_deck_order(table, at_turn):
+    rule_set, kinds, seed = table
+    shuffler = random.Random(seed)
+    looked = []  # rounds checked: once per round, from turn `at_turn` on
+
+    def check(game):
+        if game.turn_number < at_turn or game.draw_size < 3 or game.round_index in looked:
+            return
+        secret = tuple(game._draw)
+        seat = shuffler.randrange(game.n)
+        for obj in walk(game.view(seat)):
+            assert not isinstance(obj, Game)
+            if isinstance(obj, (tuple, list)):
+                assert tuple(obj) not in (secret, secret[::-1])
+        before = canonical(game.view(seat))
+        saved = list(game._draw)
+        shuffler.shuffle(game._draw)
+        game._version += 1  # rebuild the view from the reordered deck
+        assert canonical(game.view(seat)) == before
+        game._draw[:] = saved  # put the deck back so the game plays on as seeded
+        game._version += 1
+        looked.append(game.round_index)
+
+    checked_game(rule_set, kinds, seed, on_flip=check)
+    assert looked
+
+
+@GAMES
+@given(tables())
+def test_write_read_replay_gives_the_same_summary(table):
+    rule_set, kinds, seed = table
+    game = play_game([kind() for kind in kinds], rule_set, seed=seed)
+    text = record.dumps(record.to_record(game, bots=[kind.name for kind in kinds]))
+    again = record.replay(record.loads(text))
+    assert record.summary(again) == record.summary(game)
+    assert again.totals == game.totals
+    assert again.outcome() == game.outcome()
+    assert record.dumps(record.to_record(again, bots=[kind.name for kind in kinds])) == text
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables(), st.integers(0, 60))
+def test_a_game_in_progress_replays_to_the_same_position(table, stop):
+    rule_set, kinds, seed = table
+    bots = [kind() for kind in kinds]
+    prepare(bots)
+    game = Game(len(bots), rule_set, seed)
+    while game.turn_number < stop and game.phase is Phase.FLIP:
+        game.flip()
+        while game.phase in CHOOSING:
+            game.play(decide(game, bots))
+    again = record.replay(record.loads(record.dumps(record.to_record(game))))
+    assert record.summary(again) == record.summary(game)
+    assert again.phase is game.phase
