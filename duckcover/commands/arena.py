@@ -104,10 +104,11 @@ def print_table(figures: dict) -> None:
     rules = ", ".join(figures["rules"]["variants"]) or "standard rules"
     table = Table(
         title=f"{figures['deals']} deals x {figures['seatings']} seatings = {figures['games']} games (seed {figures['seed']}, {rules})",
-        caption="score: mean total per game (lower wins); Δ field: total minus the other seats' mean (lower is better)",
+        caption="score: mean total per game; Δ field: total minus the other seats' mean; lower is better",
     )
     for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "ms p50", "ms max", "fallbacks"):
-        table.add_column(name, justify="left" if name == "bot" else "right", no_wrap=name != "bot")
+        table.add_column(name, justify="left" if name == "bot" else "right", no_wrap=True)
+    table.columns[0].min_width = min(28, max(len(_label(row["bot"])) for row in figures["bots"]))
     for row in figures["bots"]:
         diff, ci = row["diff_to_field"]["mean"], row["diff_to_field"]["ci95"]
         table.add_row(
@@ -120,7 +121,10 @@ def print_table(figures: dict) -> None:
             _fmt(row["decision_ms"]["max"], ".1f"),
             str(row["fallbacks"]),
         )
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:  # piped: no need to squeeze the table into 80 columns
+        console = Console(width=200)
+    console.print(table)
 
 
 def _label(spec: str) -> str:
