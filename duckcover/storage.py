@@ -80,3 +80,27 @@ def discard_current(root: Path | None = None) -> None:
         current_path(root).unlink()
     except FileNotFoundError:
         pass
+
+
+def finished_paths(root: Path | None = None) -> list[Path]:
+    """The finished games' records, newest first (their names are UTC timestamps)."""
+    return sorted((games_dir(root) / FINISHED).glob("*.json"), reverse=True)
+
+
+def saved_paths(root: Path | None = None) -> list[Path]:
+    """Every saved record: the game in progress first, then the finished ones, newest first."""
+    current = [current_path(root)] if has_current(root) else []
+    return current + finished_paths(root)
+
+
+def finished_time(path: Path) -> datetime | None:
+    """When a finished game was saved, from its file name; None for another name."""
+    try:
+        return datetime.strptime(path.stem, "%Y%m%dT%H%M%S%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def delete_saved(path: Path) -> None:
+    """Delete one saved record (the game in progress or a finished game). OSError if it cannot."""
+    path.unlink(missing_ok=True)

@@ -23,7 +23,7 @@ from ..grid import Cell, Stack, fmt_cell, sorted_stacks
 from ..i18n import t
 from ..moves import Move, Turn
 from ..record import read_players, replay
-from ..rules import TWO_FLIPS
+from ..rules import MADNESS, TWO_FLIPS
 from .cards import family_letter
 from .widgets import GridWidget
 
@@ -65,9 +65,12 @@ class Timeline:
         return len(self.game.rounds[round_index].turns)
 
 
-def build_timeline(data: dict) -> Timeline:
-    """Every turn of the record as a Step. RecordError (from replay) if the record is broken."""
-    final = replay(data)
+def build_timeline(data: dict, final: Game | None = None) -> Timeline:
+    """Every turn of the record as a Step. RecordError (from replay) if the record is broken.
+
+    `final`: the record already replayed (by the caller, to report errors before any app starts).
+    """
+    final = final or replay(data)
     _, bots = read_players(data)
     game = Game(list(final.names), final.rules, final.seed, final.first_captain, start=False)
     steps: list[Step] = []
@@ -143,12 +146,20 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
     return lines
 
 
+def quack_word(timeline: Timeline, seat: int) -> str:
+    """Madness: each seat its animal sound (as at the table), else Quack."""
+    if timeline.rules.has(MADNESS):
+        sounds = t("madness.sounds").split(",")
+        return sounds[seat % len(sounds)].strip()
+    return t("word.quack")
+
+
 def _move_line(timeline: Timeline, step: Step, seat: int, move: Move | None, placing: bool) -> str:
     name = timeline.names[seat]
     if move is None:
         if placing or timeline.rules.has(TWO_FLIPS):
             return t("replay.nothing", name=name)
-        return t("replay.quack", name=name, quack=t("word.quack"))
+        return t("replay.quack", name=name, quack=quack_word(timeline, seat))
     card, cell = card_word(move.card, seat), fmt_cell(move.to)
     if placing:
         return t("replay.place", name=name, card=card, cell=cell)
@@ -164,7 +175,7 @@ def end_lines(timeline: Timeline, step: Step) -> list[str]:
     if outcome is None:
         return []
     names = timeline.names
-    lines = [t("replay.round_end", round=step.round_index + 1, reason=t(f"replay.reason.{outcome.reason}"))]
+    lines = [t("replay.round_end", round=step.round_index + 1, reason=t(f"reason.{outcome.reason}"))]
     lines.append(t("replay.scores", scores=", ".join(f"{names[s]} {score:+d}" for s, score in enumerate(outcome.scores))))
     final = timeline.game.outcome()
     if final is not None and step is timeline.steps[-1]:
@@ -187,10 +198,15 @@ def stack_lines(timeline: Timeline, step: Step, every: bool) -> list[str]:
 
 
 # --- the screen ---------------------------------------------------------------------------------
+class Panel(VerticalScroll, can_focus=False):
+    """A scrolling panel that never takes focus: the screen's keys step the replay."""
+
+
 class ReplayScreen(Screen):
     """Step through a record: left/right a turn, PageUp/PageDown a round, 1-3 a round, q closes."""
 
     CSS_PATH = "history.tcss"
+    AUTO_FOCUS = None
 
     index: reactive[int] = reactive(0, init=False)
 
@@ -216,19 +232,17 @@ class ReplayScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="replay-status")
         with Horizontal(id="replay-body"):
-            with VerticalScroll(id="replay-grids"):
+            with Panel(id="replay-grids"):
                 for seat in range(len(self.timeline.names)):
                     yield Static(classes="replay-seat-title", id=f"replay-title-{seat}")
                     yield GridWidget(seat, large=False, focusable=False, id=f"replay-grid-{seat}")
-            with VerticalScroll(id="replay-side"):
+            with Panel(id="replay-side"):
                 yield Static(id="replay-turn")
                 yield Static(id="replay-table")
                 yield Static(id="replay-stacks")
         yield Footer()
 
     def on_mount(self) -> None:
-        for scroll in self.query(VerticalScroll):
-            scroll.can_focus = False  # the screen's own keys step the replay
         self.show_step()
 
     # --- state --------------------------------------------------------------------------
@@ -274,7 +288,7 @@ class ReplayScreen(Screen):
         self.show_step()
 
     def action_scroll_side(self, direction: int) -> None:
-        side = self.query_one("#replay-side", VerticalScroll)
+        side = self.query_one("#replay-side", Panel)
         (side.scroll_down if direction > 0 else side.scroll_up)(animate=False)
 
     def action_close(self) -> None:
@@ -285,9 +299,9 @@ class ReplayScreen(Screen):
         if action in ("step", "go_first", "go_last", "round", "jump") and step is None:
             return False
         if action == "step":
-            return 0 <= self.index + parameters[0] < len(steps)
+            return True if 0 <= self.index + parameters[0] < len(steps) else None
         if action == "round":
-            return self.round_start(step.round_index + parameters[0]) is not None
+            return True if self.round_start(step.round_index + parameters[0]) is not None else None
         if action == "jump":
             return self.round_start(parameters[0]) is not None
         return True
@@ -331,7 +345,7 @@ class ReplayScreen(Screen):
             text.append(f" ({bot})", style="dim")
         if seat == step.captain:
             text.append(f" [{t('word.captain')}]", style="bold yellow")
-        text.append("  " + t("replay.seat_facts", stacks=len(step.grids[seat]), total=step.totals[seat]))
+        text.append("  " + t("replay.seat_total", total=step.totals[seat]))
         return text
 
     def turn_text(self, step: Step) -> Text:
@@ -375,9 +389,9 @@ class ReplayApp(App):
         self.push_screen(ReplayScreen(self.timeline, self.record_title), lambda _result: self.exit())
 
 
-def replay_app(data: dict, title: str = "", lang: str | None = None) -> ReplayApp:
-    """A ReplayApp for a record (RecordError before any app exists if the record is broken)."""
+def replay_app(timeline: Timeline, title: str = "", lang: str | None = None) -> ReplayApp:
+    """The standalone viewer, its language set before any screen is built."""
     from .. import i18n
 
     i18n.set_language(lang or i18n.detect())
-    return ReplayApp(build_timeline(data), title)
+    return ReplayApp(timeline, title)

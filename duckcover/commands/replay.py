@@ -1,4 +1,5 @@
-"""`duckcover replay FILE [--json]`: re-check a record and print its outcome."""
+"""`duckcover replay FILE [--json] [--summary]`: re-check a record, then step through it in the
+app (on a terminal) or print its outcome (`--summary`, or when the output is not a terminal)."""
 from __future__ import annotations
 
 import sys
@@ -12,6 +13,8 @@ def add_parser(sub) -> None:
     parser = sub.add_parser("replay", help="re-check a game record and show its scorepad")
     parser.add_argument("file", help="a duckcover-record/1 JSON file")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON (RECORD.md)")
+    parser.add_argument("--summary", action="store_true", help="print the scorepad instead of opening the viewer")
+    parser.add_argument("--lang", choices=("en", "de", "fr"), help="language of the viewer (default: from the locale)")
     parser.set_defaults(command="replay")
 
 
@@ -34,7 +37,12 @@ def run(args) -> int:
     if args.json:
         sys.stdout.write(dumps(summary(game)))
         return 0
-    from ..scorepad import print_summary
+    if args.summary or not (sys.stdout.isatty() and sys.stdin.isatty()):
+        from ..scorepad import print_summary
 
-    print_summary(game, data)
+        print_summary(game, data)
+        return 0
+    from ..app.replay_viewer import build_timeline, replay_app
+
+    replay_app(build_timeline(data, game), Path(args.file).name, getattr(args, "lang", None)).run()
     return 0
