@@ -1,0 +1,226 @@
+"""The Games screen: the game in progress and the finished games, to resume, replay or delete.
+
+Every record is replayed when listed (the scores and winner come from the engine, never
+from the file's word); a record that cannot be read stays listed, marked, so it can be
+deleted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Static
+
+from .. import storage
+from ..errors import DuckError
+from ..game import Game
+from ..i18n import t
+from ..record import RecordError, loads, replay
+
+DATE_FORMAT = "%Y-%m-%d %H:%M"
+
+
+@dataclass
+class SavedGame:
+    path: Path
+    in_progress: bool
+    saved: datetime | None
+    record: dict | None = None
+    game: Game | None = None
+    error: str | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.game is not None
+
+    def date_text(self) -> str:
+        return self.saved.strftime(DATE_FORMAT) if self.saved else "?"
+
+    def players_text(self) -> str:
+        if self.game is not None:
+            return ", ".join(self.game.names)
+        players = (self.record or {}).get("players")
+        names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []
+        return ", ".join(str(n) for n in names if n) or "?"
+
+    def scores_text(self) -> str:
+        return " / ".join(str(total) for total in self.game.totals) if self.game else "-"
+
+    def winner_text(self) -> str:
+        if self.game is None:
+            return t("games.unreadable")
+        outcome = self.game.outcome()
+        if outcome is None:
+            return t("games.in_progress", round=self.game.round_index + 1)
+        return ", ".join(self.game.names[s] for s in outcome.winners)
+
+
+def read_saved(path: Path, in_progress: bool) -> SavedGame:
+    saved = None if in_progress else storage.finished_time(path)
+    try:
+        if saved is None:
+            saved = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+        entry = SavedGame(path, in_progress, saved)
+        entry.record = loads(path.read_text(encoding="utf-8"))
+        entry.game = replay(entry.record)
+    except (OSError, UnicodeDecodeError) as err:
+        entry = SavedGame(path, in_progress, saved, error=str(getattr(err, "strerror", None) or err))
+    except (RecordError, DuckError) as err:
+        entry.error = str(err)
+    except (TypeError, ValueError, KeyError, AttributeError) as err:  # a shape replay did not foresee
+        entry.error = f"{type(err).__name__}: {err}"
+    return entry
+
+
+def list_saved(root: Path | None) -> list[SavedGame]:
+    current = storage.current_path(root)
+    return [read_saved(path, path == current) for path in storage.saved_paths(root)]
+
+
+class ConfirmDeleteScreen(ModalScreen[bool]):
+    CSS_PATH = "history.tcss"
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+        self._bindings.bind("y", "answer(True)", t("games.yes"))
+        self._bindings.bind("n,escape", "answer(False)", t("games.no"))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(self.question)
+            with Horizontal(classes="buttons"):
+                yield Button(t("games.yes"), variant="error", id="yes")
+                yield Button(t("games.no"), id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class GamesScreen(Screen):
+    """One table of saved games; Enter replays, r resumes the game in progress, d deletes."""
+
+    CSS_PATH = "history.tcss"
+    AUTO_FOCUS = "#games-table"
+
+    def __init__(self, root: Path | None = None) -> None:
+        super().__init__()
+        self.root = root
+        self.entries: list[SavedGame] = []
+        # Priority: ahead of the table's own (silent) Enter, so the Footer names the verb.
+        self._bindings.bind("enter", "replay", t("games.key_replay"), priority=True)
+        self._bindings.bind("r", "resume", t("games.key_resume"))
+        self._bindings.bind("d,delete", "delete", t("games.key_delete"))
+        self._bindings.bind("escape", "back", t("games.key_back"))
+
+    def compose(self) -> ComposeResult:
+        yield Static(t("games.title"), id="games-title")
+        yield DataTable(id="games-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="games-note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key in ("games.date", "games.players", "games.scores", "games.winner"):
+            table.add_column(t(key), key=key)
+        self.reload()
+
+    @property
+    def data_root(self) -> Path | None:
+        return self.root if self.root is not None else getattr(self.app, "data_root", None)
+
+    def reload(self, keep: int | None = None) -> None:
+        self.entries = list_saved(self.data_root)
+        table = self.query_one(DataTable)
+        table.clear()
+        for index, entry in enumerate(self.entries):
+            table.add_row(entry.date_text(), entry.players_text(), entry.scores_text(), entry.winner_text(),
+                          key=str(index))
+        if self.entries:
+            table.move_cursor(row=min(keep or 0, len(self.entries) - 1))
+        self.show_note()
+        self.refresh_bindings()
+
+    @property
+    def selected(self) -> SavedGame | None:
+        table = self.query_one(DataTable)
+        if not self.entries or not 0 <= table.cursor_row < len(self.entries):
+            return None
+        return self.entries[table.cursor_row]
+
+    def show_note(self) -> None:
+        entry = self.selected
+        if not self.entries:
+            note = t("games.empty")
+        elif entry is not None and entry.error:
+            note = t("games.error", error=entry.error)
+        else:
+            note = t("games.count", count=len(self.entries))
+        self.query_one("#games-note", Static).update(note)
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self.show_note()
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
+        self.action_replay()
+
+    # --- actions ------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        entry = self.selected
+        if action == "replay":
+            return entry is not None and entry.readable
+        if action == "resume":
+            return (entry is not None and entry.in_progress and entry.readable
+                    and hasattr(self.app, "resume_game"))
+        if action == "delete":
+            return entry is not None
+        return True
+
+    def action_replay(self) -> None:
+        entry = self.selected
+        if entry is None or entry.record is None or not entry.readable:
+            return
+        from .replay_viewer import ReplayScreen, build_timeline
+
+        try:
+            timeline = build_timeline(entry.record)
+        except (RecordError, DuckError) as err:
+            self.app.notify(t("games.error", error=str(err)), severity="error")
+            return
+        self.app.push_screen(ReplayScreen(timeline, entry.date_text()))
+
+    def action_resume(self) -> None:
+        entry = self.selected
+        if entry is not None and entry.in_progress and hasattr(self.app, "resume_game"):
+            self.app.resume_game()
+
+    def action_delete(self) -> None:
+        entry = self.selected
+        if entry is None:
+            return
+        row = self.query_one(DataTable).cursor_row
+        question = t("games.confirm", date=entry.date_text(), players=entry.players_text())
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                storage.delete_saved(entry.path)
+            except OSError as err:
+                self.app.notify(t("games.delete_failed", error=str(err.strerror or err)), severity="error")
+                return
+            self.app.notify(t("games.deleted"))
+            self.reload(keep=row)
+
+        self.app.push_screen(ConfirmDeleteScreen(question), answered)
+
+    def action_back(self) -> None:
+        self.dismiss()

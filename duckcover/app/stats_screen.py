@@ -1,0 +1,128 @@
+"""The Statistics screen: per-player figures of the finished games, with bar charts.
+
+A database that cannot be read (corrupt, or written by a newer duckcover) is reported on the
+screen with the StatsError's own line; the file is never touched and the app keeps running.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from .. import stats
+from ..i18n import t
+
+BAR_WIDTH = 30
+NAME_WIDTH = 14
+
+
+def bar_char() -> str:
+    """A full block draws solid bars everywhere; NO_COLOR asks for a plain look, so plain ASCII."""
+    return "#" if os.environ.get("NO_COLOR") else "\u2588"
+
+
+def bar(value: float, largest: float, width: int = BAR_WIDTH) -> str:
+    """A bar of `value` against `largest` (>= 0); any non-zero value gets at least one block."""
+    if largest <= 0 or value == 0:
+        return ""
+    return bar_char() * max(1, round(abs(value) / largest * width))
+
+
+def players_table(players: list[stats.PlayerStats]) -> Table:
+    table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
+    table.add_column(t("stats.player"), max_width=NAME_WIDTH, no_wrap=True)
+    for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average", "stats.best_round",
+                "stats.worst_round", "stats.single_stacks"):
+        table.add_column(t(key), justify="right")
+    for p in players:
+        table.add_row(p.name, str(p.games), str(p.wins), f"{p.win_rate:.0%}", f"{p.average:.1f}",
+                      f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
+    return table
+
+
+def chart(title: str, rows: list[tuple[str, float, str]]) -> Text:
+    """`rows`: (name, value, label). Bars scale to the largest magnitude; negatives are marked '-'."""
+    text = Text(title + "\n", style="bold")
+    largest = max((abs(value) for _, value, _ in rows), default=0)
+    for name, value, label in rows:
+        sign = "-" if value < 0 else " "
+        text.append(f"{name[:NAME_WIDTH]:<{NAME_WIDTH}} {sign}")
+        text.append(bar(value, largest), style="red" if value < 0 else "green")
+        text.append(f" {label}\n")
+    return text
+
+
+def charts(players: list[stats.PlayerStats]) -> Text:
+    text = chart(t("stats.chart_wins"), [(p.name, p.wins, str(p.wins)) for p in players])
+    text.append("\n")
+    text.append_text(chart(t("statsview.chart_average"), [(p.name, p.average, f"{p.average:.1f}") for p in players]))
+    return text
+
+
+class StatsScreen(Screen):
+    """`stats.load()` as a table and two bar charts; Escape goes back."""
+
+    CSS_PATH = "history.tcss"
+    AUTO_FOCUS = "#stats-body"
+
+    def __init__(self, db_path: Path | None = None) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.error: str | None = None
+        self._bindings.bind("escape", "back", t("statsview.key_back"))
+        self._bindings.bind("r", "reload", t("statsview.key_reload"))
+
+    def compose(self) -> ComposeResult:
+        yield Static(t("stats.title"), id="stats-title")
+        with VerticalScroll(id="stats-body"):
+            yield Static(id="stats-error")
+            yield Static(id="stats-table")
+            yield Static(id="stats-charts")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    def database(self) -> Path:
+        if self.db_path is not None:
+            return self.db_path
+        root = getattr(self.app, "data_root", None)
+        return Path(root) / stats.DB_NAME if root else stats.default_path()
+
+    def read(self) -> tuple[list[stats.PlayerStats], int]:
+        """The figures and the number of games; StatsError is the caller's to show."""
+        path = self.database()
+        players = stats.load(path)
+        return players, len(stats.games(path)) if players else 0
+
+    def action_reload(self) -> None:
+        error = self.query_one("#stats-error", Static)
+        table = self.query_one("#stats-table", Static)
+        drawn = self.query_one("#stats-charts", Static)
+        try:
+            players, count = self.read()
+            self.error = None
+        except stats.StatsError as err:
+            players, count, self.error = [], 0, str(err)
+        except Exception as err:  # noqa: BLE001 - the statistics must never bring the app down
+            players, count, self.error = [], 0, f"{type(err).__name__}: {err}"
+        error.display = self.error is not None
+        error.update(Text(t("statsview.error", error=self.error)) if self.error else "")
+        if players:
+            table.update(players_table(players))
+            drawn.update(charts(players))
+            drawn.display = True
+            table.styles.margin = (1, 0, 0, 0)
+            self.query_one("#stats-title", Static).update(f"{t('stats.title')}  {t('stats.footer', games=count)}")
+        else:
+            table.update("" if self.error else t("stats.empty"))
+            drawn.display = False
+
+    def action_back(self) -> None:
+        self.dismiss()
