@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from duckcover import record
 from duckcover.game import CHOOSING, Game, Phase
 from duckcover.harness import decide, play_game, prepare
-from duckcover.rules import COOPERATIVE, LOW_BLOWS
+from duckcover.cards import MAX, REPEAT
+from duckcover.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import canonical, rules, walk
@@ -39,7 +40,7 @@ def tables(draw):
     return rule_set, kinds, draw(st.integers(0, 2**32 - 1))
 
 
-def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=None):
+def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=None, on_call=None):
     """Play a whole game like harness.play_game, calling the hooks at every step."""
     bots = [kind() for kind in kinds]
     prepare(bots)
@@ -51,6 +52,8 @@ def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=No
             if on_flip:
                 on_flip(game)
             game.flip()
+            if on_call:
+                on_call(game)
             while game.phase in CHOOSING:
                 views = {seat: game.view(seat) for seat in game.awaiting}
                 moves = decide(game, bots)
@@ -62,7 +65,7 @@ def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=No
     return game
 
 
-GAMES = settings(max_examples=100, deadline=None)
+GAMES = settings(max_examples=80, deadline=None)
 
 
 @GAMES
@@ -70,17 +73,19 @@ GAMES = settings(max_examples=100, deadline=None)
 def test_twelve_cards_per_player_are_conserved(table):
     rule_set, kinds, seed = table
 
-    def check(game):
+    def check(game, views=None, moves=None):
         grids = [game.grid(seat) for seat in range(game.n)]
         held = [[c for stack in grid.values() for c in stack] for grid in grids]
-        everything = [c for cards in held for c in cards]
+        in_hand = [c for seat in range(game.n) for c in (game.received(seat) or ())]  # low blows: gifts
+        everything = [c for cards in held for c in cards] + in_hand
         assert len(everything) == len(set(everything)) == 12 * game.n
         if not rule_set.has(LOW_BLOWS):
+            assert not in_hand
             for seat, cards in enumerate(held):
                 assert sorted(c.number for c in cards) == list(range(1, 13))
                 assert {c.family for c in cards} == {seat}
 
-    checked_game(rule_set, kinds, seed, on_flip=check, on_turn=check)
+    checked_game(rule_set, kinds, seed, on_flip=check, on_choice=check, on_turn=check)
 
 
 @GAMES
@@ -188,3 +193,71 @@ def test_a_game_in_progress_replays_to_the_same_position(table, stop):
     again = record.replay(record.loads(record.dumps(record.to_record(game))))
     assert record.summary(again) == record.summary(game)
     assert again.phase is game.phase
+
+
+@GAMES
+@given(tables())
+def test_nobody_quacks_on_max(table):
+    rule_set, kinds, seed = table
+
+    def check(game):
+        if MAX in game.call.options and not rule_set.has(CONSTRAINTS):  # Constraints: 1-3 never move
+            assert game.awaiting == tuple(range(game.n))
+
+    checked_game(rule_set, kinds, seed, on_call=check)
+
+
+@GAMES
+@given(tables())
+def test_repeat_repeats_the_previous_flip_or_goes_to_discard(table):
+    rule_set, kinds, seed = table
+    if rule_set.has(LOW_BLOWS) or rule_set.has(TWO_FLIPS):
+        return  # their own Repeat rulings are tested in test_rules_variants.py
+
+    def check(game):
+        if game.flips != (REPEAT,):
+            return
+        resolved = game.phase not in CHOOSING  # a dead Repeat (or one nobody can play) resolves at the flip
+        past = game.history[:-1] if resolved else game.history
+        previous = past[-1] if past else None
+        if previous is None or previous.discarded:
+            assert resolved and game.last_turn.call.kind == "dead" and game.last_turn.discarded
+            assert game.discard[-1] == REPEAT
+        else:
+            assert game.call == previous.call
+
+    checked_game(rule_set, kinds, seed, on_call=check)
+
+
+@GAMES
+@given(tables())
+def test_flipped_cards_go_to_the_discard_only_when_nobody_moved(table):
+    rule_set, kinds, seed = table
+
+    def check(game):  # called once every turn has resolved
+        turn = game.last_turn
+        nobody = all(m is None for m in turn.moves)
+        assert turn.discarded == (nobody and not rule_set.has(TWO_FLIPS))
+        assert (game.discard if turn.discarded else game.pile)[-len(turn.flips):] == turn.flips
+
+    checked_game(rule_set, kinds, seed, on_turn=check)
+
+
+@GAMES
+@given(tables())
+def test_round_end_reason_matches_the_table(table):
+    rule_set, kinds, seed = table
+    game = play_game([kind() for kind in kinds], rule_set, seed=seed)
+    limit = rule_set.discard_limit(game.n)
+    for index, result in enumerate(game.results):
+        grids, discard, _ = game.table(index)
+        singles = tuple(seat for seat, grid in enumerate(grids) if len(grid) == 1)
+        assert result.single_stack == singles
+        if singles:
+            assert result.reason == "single-stack"
+        elif limit is not None and len(discard) >= limit:
+            assert result.reason == "discard-limit" and len(discard) == limit
+        else:
+            assert result.reason == "turn-cap"
+        if limit is None:
+            assert discard == ()
