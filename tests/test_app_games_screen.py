@@ -144,3 +144,27 @@ async def test_resume_is_offered_only_for_the_game_in_progress_in_the_main_app(d
 def test_snapshot_games_screen(snap_compare):
     save_two_games()
     assert snap_compare(Host(), terminal_size=(80, 24))
+
+
+async def test_the_title_screen_opens_games_and_statistics(data_dir):
+    from textual.widgets import OptionList
+
+    from duckcover.app import AppOptions, create_app
+    from duckcover.app.stats_screen import StatsScreen
+
+    save_two_games()
+    app = create_app(AppOptions(data_dir=data_dir, lang="en"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for choice, screen_type in (("games", GamesScreen), ("statistics", StatsScreen)):
+            menu = app.screen.query_one("#title-menu", OptionList)
+            menu.focus()
+            menu.highlighted = menu.get_option_index(choice)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, screen_type)
+            if screen_type is GamesScreen:
+                assert len(rows(app.screen)) == 2
+            await pilot.press("escape")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "TitleScreen"

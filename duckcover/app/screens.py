@@ -41,6 +41,8 @@ class TitleScreen(Screen):
                 yield OptionList(
                     Option(t("title.new"), id="new"),
                     Option(t("title.resume"), id="resume", disabled=not self.can_resume),
+                    Option(t("title.games"), id="games"),
+                    Option(t("title.statistics"), id="statistics"),
                     Option(t("title.rules"), id="rules"),
                     Option(t("title.quit"), id="quit"),
                     id="title-menu",
@@ -53,6 +55,14 @@ class TitleScreen(Screen):
             self.app.push_screen(SetupScreen())
         elif choice == "resume":
             self.app.resume_game()
+        elif choice == "games":
+            from .games_screen import GamesScreen
+
+            self.app.push_screen(GamesScreen())
+        elif choice == "statistics":
+            from .stats_screen import StatsScreen
+
+            self.app.push_screen(StatsScreen())
         elif choice == "rules":
             self.app.action_help()
         elif choice == "quit":
