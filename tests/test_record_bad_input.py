@@ -243,3 +243,15 @@ def test_captain_out_of_range_names_its_round(tmp_path):
     data = base_record()
     data["rounds"][0]["captain"] = 7
     assert refuse(tmp_path, data).startswith("round 1: ")
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: record.replay defaults a missing rounds/turns/captain "
+                   "(data.get(..., default)) instead of refusing the missing field")
+@pytest.mark.parametrize("field", ["rounds", "turns", "captain"])
+def test_missing_required_field_is_refused(tmp_path, field):
+    data = base_record()
+    if field == "rounds":
+        del data["rounds"]
+    else:
+        del data["rounds"][0][field]
+    assert "missing field" in refuse(tmp_path, data)

@@ -154,6 +154,12 @@ def test_low_blows_max_and_repeat_become_gifts(flip):
     assert game.awaiting == (0, 1, 2)
 
 
+def test_low_blows_repeat_after_a_number_is_a_gift_not_a_repeat():
+    game = new_game([STANDARD] * 2, rules("low-blows"))
+    turn(game, 5, {0: (5, (0, 0)), 1: (5, (0, 0))})
+    assert game.flip(REPEAT).kind == "gift" and game.phase is Phase.GIFT
+
+
 def test_low_blows_gift_is_one_of_the_two_lowest_value_visible_ducks():
     game, _ = _low_blows_gift_turn()
     # values: 1 -> 0, 2 and 3 -> 1: the second-lowest value is 1, ties all allowed (ruling)
