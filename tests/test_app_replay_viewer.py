@@ -16,6 +16,7 @@ from duckcover.app.widgets import GridWidget
 from duckcover.grid import fmt_cell, sorted_stacks
 from duckcover.harness import play_game
 from duckcover.record import RecordError, to_record
+from duckcover.rules import Rules
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 
@@ -103,6 +104,22 @@ def test_moves_are_put_into_words_cover_duck_and_quack():
     assert any(" covered " in line for line in words)
     assert any(" ducked " in line for line in words)
     assert any(line.endswith(": Quack!") for line in words)
+
+
+@pytest.mark.parametrize("variant", ["low-blows", "two-flips", "madness"])
+def test_variant_records_step_to_the_same_table(variant):
+    rules = Rules(variants=frozenset([variant]))
+    game = play_game([GreedyBot(), RandomBot(), GreedyBot()], rules=rules, seed=7, names=["Ann", "Bob", "Cid"])
+    timeline = build_timeline(to_record(game))
+    for index, log in enumerate(game.rounds):
+        end = timeline.steps[timeline.round_starts()[index] + len(log.turns)]
+        assert [dict(g) for g in end.grids] == [dict(g) for g in game.table(index)[0]]
+    words = [line for step in timeline.steps for line in move_lines(timeline, step)]
+    if variant == "low-blows":
+        assert any(" gave " in line for line in words) and any(" placed " in line for line in words)
+    if variant == "madness":
+        assert not any("Quack" in line for line in words)
+        assert any(line.startswith("Ann: Moo!") for line in words)
 
 
 def test_a_broken_record_is_refused_before_any_viewer():
