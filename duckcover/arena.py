@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .harness import play_game
-from .plugins import resolve_bot
+from .plugins import instantiate, load_bot_class
 from .rules import Rules
 from .safety import DEFAULT_HARD_LIMIT, Referee
 
@@ -76,7 +76,7 @@ def play_deal(config: ArenaConfig, deal: int) -> DealResult:
         seat_of = [(bot + rotation) % n for bot in range(n)]
         at_seat = sorted(range(n), key=lambda bot: seat_of[bot])  # bot index sitting at each seat
         bots = [
-            resolve_bot(config.specs[i], seed=seed + seat, budget=config.budget, time_limit=config.time_limit)
+            instantiate(_bot_class(config.specs[i]), config.specs[i], seed + seat, config.budget, config.time_limit)
             for seat, i in enumerate(at_seat)
         ]
         referee = Referee(bots, hard_limit=config.hard_limit)
@@ -92,6 +92,17 @@ def play_deal(config: ArenaConfig, deal: int) -> DealResult:
         for item in referee.incidents:
             result.incidents[at_seat[item.seat]] += 1
     return result
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _bot_class(spec: str) -> type:
+    # Scanning the installed entry points costs about a millisecond: once per process is enough.
+    cls = _CLASSES.get(spec)
+    if cls is None:
+        cls = _CLASSES[spec] = load_bot_class(spec)[0]
+    return cls
 
 
 def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:

@@ -87,7 +87,11 @@ def load_bot_class(spec: str) -> tuple[type[Bot], str]:
 
 def resolve_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None) -> Bot:
     """A ready bot for a spec or a difficulty name; BotLoadError says why not."""
-    cls, _ = load_bot_class(spec)
+    return instantiate(load_bot_class(spec)[0], spec, seed, budget, time_limit)
+
+
+def instantiate(cls: type[Bot], spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None) -> Bot:
+    """A bot of an already loaded class (what resolve_bot does after loading)."""
     try:
         bot = cls(seed=seed, budget=budget)
     except Exception as err:  # noqa: BLE001 - a third-party constructor may fail any way it likes

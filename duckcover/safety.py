@@ -75,7 +75,7 @@ def fallback_move(game: Game, seat: int) -> Move | None:
     return moves[0]
 
 
-def hard_limit_for(bot: Bot, default: float | None) -> float | None:
+def hard_limit_for(bot: Bot | None, default: float | None) -> float | None:
     """The wall time after which the Referee stops waiting for `bot`."""
     soft = getattr(bot, "time_limit", None)
     if isinstance(soft, (int, float)) and soft > 0:
@@ -164,7 +164,7 @@ def _call(function: Callable, args: tuple) -> tuple[bool, Any, float]:
 
 
 class Referee:
-    """Runs `bots` (one per seat) safely; see the module docstring.
+    """Runs `bots` (one per seat; None for a seat a person plays) safely; see the module docstring.
 
     `hard_limit` is the default cut-off in seconds (a bot's own `time_limit` refines it);
     None runs every call inline with no cut-off: exceptions and bad answers are still
@@ -173,7 +173,7 @@ class Referee:
 
     def __init__(
         self,
-        bots: Sequence[Bot],
+        bots: Sequence[Bot | None],
         hard_limit: float | None = DEFAULT_HARD_LIMIT,
         fallback: Callable[[Game, int], Move | None] = fallback_move,
     ) -> None:
@@ -199,12 +199,15 @@ class Referee:
     def observe(self, game: Game, turn: Turn) -> None:
         self._hooks(game, "observe", (turn,))
 
-    def decide(self, game: Game) -> list[Move | None]:
-        """Every choosing seat's move, each legal: the bot's own or a recorded fallback."""
+    def decide(self, game: Game, seats: Sequence[int] | None = None) -> list[Move | None]:
+        """Every choosing bot seat's move (or those of `seats`), each legal: the bot's own or a
+        recorded fallback. Seats without a bot (None: a person at the table) are left None."""
         moves: list[Move | None] = [None] * game.n
         step = 1 if game.phase is Phase.PLACE else 0
         calls = []
         for seat in game.awaiting:
+            if self.bots[seat] is None or (seats is not None and seat not in seats):
+                continue
             if self._busy[seat]:
                 moves[seat] = self._fall_back(game, seat, "still busy with an earlier call that overran")
                 continue
@@ -244,7 +247,7 @@ class Referee:
             (seat, getattr(bot, hook), (self._private(game.view(seat)), *extra))
             for seat, bot in enumerate(self.bots)
             # Most bots ignore the hooks; skipping their views keeps simulations fast.
-            if getattr(type(bot), hook) is not getattr(Bot, hook) and not self._busy[seat]
+            if bot is not None and getattr(type(bot), hook) is not getattr(Bot, hook) and not self._busy[seat]
         ]
         for seat, ok, value, _ in self._run(calls):
             if not ok:

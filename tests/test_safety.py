@@ -323,3 +323,23 @@ def test_add_fallbacks_writes_the_turn_extension_and_the_record_still_replays():
 def test_trusted_inline_referee_still_catches_exceptions():
     game, referee = referee_game([Raises(), RandomBot()], seed=4, hard_limit=None)
     assert game.over and referee.fallbacks
+
+
+def test_seats_without_a_bot_are_left_to_the_caller():
+    game = Game(3, seed=2)
+    referee = Referee([None, Raises(), RandomBot()], hard_limit=None)
+    referee.start_game(game)
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        game.flip()
+        while game.phase in CHOOSING:
+            moves = referee.decide(game)
+            assert moves[0] is None  # the person's move: the app fills it in
+            moves[0] = fallback_move(game, 0) if 0 in game.awaiting else None
+            game.play(moves)
+        referee.observe(game, game.last_turn)
+    assert {f.seat for f in referee.fallbacks} == {1}
+    count = len(referee.fallbacks)
+    assert referee.decide(game, seats=[1]) == [None, None, None]  # nothing to decide after the game
+    assert len(referee.fallbacks) == count  # and the bot was not asked
