@@ -10,7 +10,12 @@
 
 `choose` is asked for every decision: a move on a call (the Move's card settles Max ties
 and two-flips choices), a low-blows gift (`Move(card, None)`) and a gift's placement.
-It returns None only when `view.candidates` is empty (Quack). See docs/bots.md.
+It returns None only when `view.candidates` is empty (Quack).
+
+`self.rng` is reseeded by the harness before every decision; `self.budget` is the think
+budget in iterations (reproducible anywhere); `self.time_limit` an optional wall-clock
+target per decision. Untrusted bots run under duckcover.safety.Referee, which replaces a
+crash, a bad answer or a timeout by a legal fallback move. See docs/bots.md.
 """
 from __future__ import annotations
 
