@@ -236,6 +236,8 @@ class Referee:
             return self._fall_back(game, seat, f"malformed answer: {err}")
         except IllegalMoveError as err:
             return self._fall_back(game, seat, f"illegal move {_short(answer)}: {err.reason}")
+        except Exception as err:  # noqa: BLE001 - a tuple subclass built to break unpacking, say
+            return self._fall_back(game, seat, f"malformed answer: {_describe(err)}")
         return move
 
     def _fall_back(self, game: Game, seat: int, reason: str) -> Move | None:

@@ -38,9 +38,16 @@ class Raises(Bot):
         raise ValueError("boom")
 
 
+class Hollow(Move):
+    """A Move subclass with no fields at all: unpacking it fails."""
+
+    def __new__(cls):
+        return tuple.__new__(cls, ())
+
+
 class Garbage(Bot):
     answers = ["e2e4", 42, (CARDS[0][1], (0, 0)), Move("5", (0, 0)), Move(CARDS[0][5], [0, 0]),
-               Move(CARDS[0][5], (0.0, 1)), Move((0, 99), (0, 0)), object()]
+               Move(CARDS[0][5], (0.0, 1)), Move((0, 99), (0, 0)), object(), Hollow()]
 
     def choose(self, view):
         return self.answers[self.rng.randrange(len(self.answers))]
