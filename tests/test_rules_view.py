@@ -95,3 +95,14 @@ def test_view_candidates_are_the_seats_own_choices_only():
     assert set(game.view(0).legal_moves()) == set(game.legal_moves(0))
     assert all(game.view(0).is_legal(m) for m in game.legal_moves(0))
     assert not game.view(0).is_legal(Move(card(0, 5), (2, 2)))
+
+
+def test_a_bot_cannot_swap_what_other_seats_see():
+    game = new_game([STANDARD] * 2)
+    game.flip(5)
+    mine, theirs = game.view(0), game.view(1)
+    with pytest.raises(AttributeError):
+        mine.grids[1]._cells = {}  # the GridView objects are shared by every seat's view
+    with pytest.raises(AttributeError):
+        del mine.grids[1]._cells
+    assert len(theirs.grid) == 12 and theirs.grid.top((0, 1)) == card(1, 5)
