@@ -335,3 +335,19 @@ def test_snapshot_replay_viewer_round_end(snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=to_round_end)
+
+
+async def test_a_grid_wider_than_its_panel_scrolls_sideways():
+    timeline = build_timeline(finished_record())
+    widest = max(range(len(timeline.steps)), key=lambda i: max(
+        max(x for x, _ in grid) - min(x for x, _ in grid) for grid in timeline.steps[i].grids))
+    app = ReplayApp(timeline)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.screen.index = widest
+        await pilot.pause()
+        panel = app.screen.query_one("#replay-grids")
+        assert panel.virtual_size.width > panel.size.width, "this record has a grid too wide for 80 columns"
+        await pilot.press("shift+right")
+        assert panel.scroll_x > 0
+        await pilot.press("shift+left")
+        assert panel.scroll_x == 0

@@ -228,6 +228,8 @@ class ReplayScreen(Screen):
             bind(str(number), f"jump({number - 1})", show=False)
         bind("up,k", "scroll_side(-1)", show=False)
         bind("down,j", "scroll_side(1)", show=False)
+        bind("shift+left", "scroll_grids(-1)", show=False)  # grids grow wider than a small terminal
+        bind("shift+right", "scroll_grids(1)", show=False)
 
     def compose(self) -> ComposeResult:
         yield Static(id="replay-status")
@@ -290,6 +292,10 @@ class ReplayScreen(Screen):
     def action_scroll_side(self, direction: int) -> None:
         side = self.query_one("#replay-side", Panel)
         (side.scroll_down if direction > 0 else side.scroll_up)(animate=False)
+
+    def action_scroll_grids(self, direction: int) -> None:
+        grids = self.query_one("#replay-grids", Panel)
+        (grids.scroll_right if direction > 0 else grids.scroll_left)(animate=False)
 
     def action_close(self) -> None:
         self.dismiss()
