@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from duckcover import record
 from duckcover.game import CHOOSING, Game, Phase
+from duckcover.errors import IllegalMoveError
 from duckcover.harness import decide, play_game, prepare
+from duckcover.moves import Move
 from duckcover.cards import MAX, REPEAT
 from duckcover.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS
 from duckcover_bots.greedy import GreedyBot
@@ -261,3 +263,33 @@ def test_round_end_reason_matches_the_table(table):
             assert result.reason == "turn-cap"
         if limit is None:
             assert discard == ()
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables())
+def test_view_legality_agrees_with_the_engine_for_every_nearby_cell(table):
+    """legal_moves(), view.is_legal() and game.check() must give one answer for any move."""
+    rule_set, kinds, seed = table
+    picker = random.Random(seed)
+
+    def check(game, views, moves):
+        seat = picker.choice(sorted(views))
+        view = views[seat]
+        legal = set(view.legal_moves())
+        assert legal == set(game.legal_moves(seat))
+        cards = [view.received[0]] if view.received else [c for c, _ in view.candidates]
+        x0, y0, x1, y1 = view.grid.bounds()
+        targets = [None] if game.phase is Phase.GIFT else [
+            (x, y) for x in range(x0 - 1, x1 + 2) for y in range(y0 - 1, y1 + 2)]
+        for card in cards:
+            for to in targets:
+                move = Move(card, to)
+                assert view.is_legal(move) == (move in legal), move
+                try:
+                    game.check(seat, move)
+                    accepted = True
+                except IllegalMoveError:
+                    accepted = False
+                assert accepted == (move in legal), move
+
+    checked_game(rule_set, kinds, seed, on_choice=check)
