@@ -125,3 +125,10 @@ def test_bad_options_are_one_line_and_exit_2(capsys, argv, message):
     assert main(["arena", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_progress_counts_every_deal_once():
+    seen = []
+    config = ArenaConfig(("greedy", "random"), deals=5, seed=1)
+    results = run(config, progress=seen.append)
+    assert sum(seen) == 5 and [r.deal for r in results] == [0, 1, 2, 3, 4]

@@ -350,3 +350,13 @@ def test_seats_without_a_bot_are_left_to_the_caller():
     count = len(referee.fallbacks)
     assert referee.decide(game, seats=[1]) == [None, None, None]  # nothing to decide after the game
     assert len(referee.fallbacks) == count  # and the bot was not asked
+
+
+def test_the_hard_limit_follows_a_bots_own_time_limit():
+    from duckcover.safety import hard_limit_for
+
+    bot = RandomBot()
+    assert hard_limit_for(bot, 10.0) == 10.0 and hard_limit_for(bot, None) is None
+    bot.time_limit = 0.25
+    assert hard_limit_for(bot, 10.0) == 1.0  # 2 * 0.25 + 0.5 s of grace
+    assert hard_limit_for(None, 3.0) == 3.0
