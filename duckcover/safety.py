@@ -166,7 +166,8 @@ def _call(function: Callable, args: tuple) -> tuple[bool, Any, float]:
 class Referee:
     """Runs `bots` (one per seat; None for a seat a person plays) safely; see the module docstring.
 
-    `hard_limit` is the default cut-off in seconds (a bot's own `time_limit` refines it);
+    `hard_limit` is the default cut-off in seconds (a bot's own `time_limit` refines it), or
+    one value per seat;
     None runs every call inline with no cut-off: exceptions and bad answers are still
     caught, but a bot that never returns then hangs the game (for trusted bots only).
     """
@@ -174,7 +175,7 @@ class Referee:
     def __init__(
         self,
         bots: Sequence[Bot | None],
-        hard_limit: float | None = DEFAULT_HARD_LIMIT,
+        hard_limit: float | Sequence[float | None] | None = DEFAULT_HARD_LIMIT,
         fallback: Callable[[Game, int], Move | None] = fallback_move,
     ) -> None:
         self.bots = list(bots)
@@ -183,7 +184,8 @@ class Referee:
         self.fallbacks: list[Fallback] = []
         self.incidents: list[Fallback] = []  # hooks that raised or overran (no move was at stake)
         self.times: list[array] = [array("d") for _ in self.bots]  # seconds per decision, by seat
-        self._limits = [hard_limit_for(bot, hard_limit) for bot in self.bots]
+        defaults = list(hard_limit) if isinstance(hard_limit, Sequence) else [hard_limit] * len(self.bots)
+        self._limits = [hard_limit_for(bot, default) for bot, default in zip(self.bots, defaults)]
         self._busy = [False] * len(self.bots)
         self._worker: _Worker | None = None
         self._rules: list = [None] * len(self.bots)
@@ -281,7 +283,7 @@ class Referee:
         """Yield (seat, ok, value_or_reason, seconds) for each call, in order."""
         if not calls:
             return
-        if self.hard_limit is None and all(limit is None for limit in self._limits):
+        if all(limit is None for limit in self._limits):
             for seat, function, args in calls:
                 yield (seat, *_call(function, args))
             return

@@ -17,10 +17,11 @@ from duckcover.rules import LOW_BLOWS, Rules
 from duckcover.safety import Fallback, Referee, add_fallbacks, fallback_move, sanitize
 from duckcover_bots.random_bot import RandomBot
 
-SHORT = 0.05  # hard limit (s) for the slow bots: long enough for a real decision on a busy machine
+SHORT = 0.05  # hard limit (s) for the seats of the deliberately slow bots
+LONG = 10.0  # for every other seat: an honest decision never comes near it, however busy the machine
 
 
-def referee_game(bots, seed=3, rules=None, hard_limit=SHORT, **kw):
+def referee_game(bots, seed=3, rules=None, hard_limit=LONG, **kw):
     referee = Referee(bots, hard_limit=hard_limit)
     game = play_game(bots, rules, seed=seed, referee=referee, **kw)
     return game, referee
@@ -66,7 +67,7 @@ class Silent(Bot):
 
 class Sleeper(Bot):
     def choose(self, view):
-        time.sleep(SHORT * 4)
+        time.sleep(1.0)  # far past the limit: every later decision finds it still busy
         return view.legal_moves()[0]
 
 
@@ -133,7 +134,7 @@ def test_sanitize_rebuilds_moves_from_engine_values():
 
 
 def test_a_bot_that_sleeps_past_the_hard_limit_is_cut_off():
-    game, referee = referee_game([Sleeper(), RandomBot()], seed=2)
+    game, referee = referee_game([Sleeper(), RandomBot()], seed=2, hard_limit=[SHORT, LONG])
     assert game.over
     assert any("no answer within the hard limit of 0.05 s" in f.reason for f in referee.fallbacks)
     assert any("still busy" in f.reason for f in referee.fallbacks)  # a sleeping bot is not asked twice at once
@@ -154,7 +155,7 @@ def test_a_bot_that_never_returns_cannot_stop_the_game():
             return None
 
     try:
-        game, referee = referee_game([RandomBot(), Forever(), RandomBot()], seed=8)
+        game, referee = referee_game([RandomBot(), Forever(), RandomBot()], seed=8, hard_limit=[LONG, SHORT, LONG])
         assert game.over
         assert Forever.calls == 1  # asked once; every later decision fell back without asking
         first, *rest = [f for f in referee.fallbacks if f.seat == 1]
@@ -177,7 +178,7 @@ def test_a_bot_that_overran_plays_again_once_its_call_returns():
             return super().choose(view)
 
     bots = [SlowOnce(), RandomBot()]
-    referee = Referee(bots, hard_limit=SHORT)
+    referee = Referee(bots, hard_limit=[0.5, LONG])  # 0.5 s: room for its honest decisions later
     turns_when_freed = []
 
     def on_turn(game, turn):
