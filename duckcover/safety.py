@@ -158,7 +158,7 @@ def _call(function: Callable, args: tuple) -> tuple[bool, Any, float]:
     start = time.perf_counter()
     try:
         value = function(*args)
-    except BaseException as err:  # noqa: BLE001 - a bot's failure of any kind, even sys.exit()
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure, even sys.exit(); not Ctrl-C
         return False, f"raised {_describe(err)}", time.perf_counter() - start
     return True, value, time.perf_counter() - start
 
@@ -166,10 +166,9 @@ def _call(function: Callable, args: tuple) -> tuple[bool, Any, float]:
 class Referee:
     """Runs `bots` (one per seat; None for a seat a person plays) safely; see the module docstring.
 
-    `hard_limit` is the default cut-off in seconds (a bot's own `time_limit` refines it), or
-    one value per seat;
-    None runs every call inline with no cut-off: exceptions and bad answers are still
-    caught, but a bot that never returns then hangs the game (for trusted bots only).
+    `hard_limit` is the cut-off in seconds, for every seat or one value per seat (a bot's own
+    `time_limit` refines it). None runs the calls inline with no cut-off: exceptions and bad
+    answers are still caught, but a bot that never returns then hangs the game (trusted bots only).
     """
 
     def __init__(
@@ -296,11 +295,11 @@ class Referee:
             for seat, _, _ in calls:
                 limit = self._limits[seat]
                 try:
-                    index, ok, value, elapsed = batch.results.get(timeout=limit)
+                    _, ok, value, elapsed = batch.results.get(timeout=limit)
                 except queue.Empty:
                     with batch.lock:
                         try:  # it may have answered just as the wait ended
-                            index, ok, value, elapsed = batch.results.get_nowait()
+                            _, ok, value, elapsed = batch.results.get_nowait()
                         except queue.Empty:
                             batch.abandoned = True
                             self._busy[seat] = True

@@ -361,3 +361,14 @@ def test_the_hard_limit_follows_a_bots_own_time_limit():
     bot.time_limit = 0.25
     assert hard_limit_for(bot, 10.0) == 1.0  # 2 * 0.25 + 0.5 s of grace
     assert hard_limit_for(None, 3.0) == 3.0
+
+
+@pytest.mark.parametrize("hard_limit", [None, LONG], ids=["inline", "worker"])
+def test_a_bot_that_exits_the_interpreter_only_loses_its_move(hard_limit):
+    class Quitter(Bot):
+        def choose(self, view):
+            raise SystemExit(3)
+
+    game, referee = referee_game([Quitter(), RandomBot()], seed=7, hard_limit=hard_limit)
+    assert game.over and referee.fallbacks
+    assert {f.reason for f in referee.fallbacks} == {"raised SystemExit: 3"}
