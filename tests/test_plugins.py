@@ -1,5 +1,4 @@
 """Loading bots: entry points (built-in and third-party alike), module paths, file paths, bad specs."""
-import textwrap
 from importlib.metadata import EntryPoint
 
 import pytest
