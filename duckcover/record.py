@@ -152,13 +152,17 @@ def replay(data: dict) -> Game:
         raise RecordError(f"format must be {FORMAT!r}")
     rules = read_rules(data)
     names, _ = read_players(data)
-    rounds = data.get("rounds", [])
+    if "rounds" not in data:
+        raise RecordError("missing field: rounds")
+    rounds = data["rounds"]
     if not isinstance(rounds, list):
         raise RecordError("rounds must be a list")
     seed = data.get("seed")
-    first = rounds[0].get("captain", 0) if rounds and isinstance(rounds[0], dict) else 0
+    first = rounds[0].get("captain") if rounds and isinstance(rounds[0], dict) else 0
+    if not (type(first) is int and 0 <= first < len(names)):
+        first = 0  # a bad captain is refused with its round's number below
     try:
-        game = Game(names, rules, seed if type(seed) is int else 0, first if type(first) is int else 0, start=False)
+        game = Game(names, rules, seed if type(seed) is int else 0, first, start=False)
     except RulesError as err:
         raise RecordError(str(err)) from None
     for index, entry in enumerate(rounds):
@@ -181,8 +185,10 @@ def _replay_round(game: Game, round_no: int, entry: object) -> None:
             check_layout(layout)
         except ValueError as err:
             raise RecordError(str(err), round_no, seat=seat) from None
-    captain = entry.get("captain")
-    if captain is not None and not (type(captain) is int and 0 <= captain < game.n):
+    if "captain" not in entry:
+        raise RecordError("missing field: captain", round_no)
+    captain = entry["captain"]
+    if not (type(captain) is int and 0 <= captain < game.n):
         raise RecordError(f"captain must be a seat 0-{game.n - 1}", round_no)
     removed = _flip_list(entry.get("removed", []), "removed", round_no)
     deck = _flip_list(entry["deck"], "deck", round_no) if "deck" in entry else None
@@ -190,7 +196,9 @@ def _replay_round(game: Game, round_no: int, entry: object) -> None:
         game.start_round(layouts, removed, captain, deck)
     except IllegalMoveError as err:
         raise RecordError(str(err), round_no) from None
-    turns = entry.get("turns", [])
+    if "turns" not in entry:
+        raise RecordError("missing field: turns", round_no)
+    turns = entry["turns"]
     if not isinstance(turns, list):
         raise RecordError("turns must be a list", round_no)
     for turn_no, turn in enumerate(turns, start=1):
@@ -248,8 +256,6 @@ def _play(game: Game, moves: list[Move | None], fail) -> None:
 
 
 def _read_moves(game: Game, raw: object, field: str, fail) -> list[Move | None]:
-    if raw is None and field == "moves" and game.phase is Phase.FLIP:
-        return [None] * game.n  # a turn that resolved at the flip may omit its moves
     if not isinstance(raw, list):
         raise fail(f"missing field: {field}")
     if len(raw) != game.n:

@@ -237,16 +237,12 @@ def test_refusal_message_is_the_record_md_shape(tmp_path):
     assert json.loads(path.read_text()) == data
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: record.replay checks round 1's captain through Game() "
-                   "and reports it without naming round 1")
 def test_captain_out_of_range_names_its_round(tmp_path):
     data = base_record()
     data["rounds"][0]["captain"] = 7
     assert refuse(tmp_path, data).startswith("round 1: ")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: record.replay defaults a missing rounds/turns/captain "
-                   "(data.get(..., default)) instead of refusing the missing field")
 @pytest.mark.parametrize("field", ["rounds", "turns", "captain"])
 def test_missing_required_field_is_refused(tmp_path, field):
     data = base_record()
