@@ -70,7 +70,7 @@ async def test_two_finished_games_show_each_players_figures():
         assert "Finished games: 2" in shown(screen, "title")
     for p in players:
         row = next(line for line in table.splitlines() if line.startswith(p.name))
-        assert row.split()[1:] == [str(p.games), str(p.wins), f"{p.win_rate:.0%}", f"{p.average:.1f}",
+        assert row.split()[1:] == [str(p.games), str(p.wins), f"{p.average:.1f}",
                                    f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks)]
         assert p.games == 2
     wins = charts.split("\n\n")[0].splitlines()

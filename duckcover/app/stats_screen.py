@@ -35,13 +35,15 @@ def bar(value: float, largest: float, width: int = BAR_WIDTH) -> str:
 
 
 def players_table(players: list[stats.PlayerStats]) -> Table:
-    table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
+    # One space between columns: the longest headings (German) still fit in 80 columns.
+    table = Table(expand=False, pad_edge=False, box=None, header_style="bold", padding=(0, 1), collapse_padding=True)
     table.add_column(t("stats.player"), max_width=NAME_WIDTH, no_wrap=True)
-    for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average", "stats.best_round",
+    # No win-rate column (`duckcover stats` has it): the wins chart shows it, and 80 columns stay enough.
+    for key in ("stats.games", "stats.wins", "stats.average", "stats.best_round",
                 "stats.worst_round", "stats.single_stacks"):
         table.add_column(t(key), justify="right")
     for p in players:
-        table.add_row(p.name, str(p.games), str(p.wins), f"{p.win_rate:.0%}", f"{p.average:.1f}",
+        table.add_row(p.name, str(p.games), str(p.wins), f"{p.average:.1f}",
                       f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
     return table
 
