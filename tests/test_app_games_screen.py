@@ -168,3 +168,22 @@ async def test_the_title_screen_opens_games_and_statistics(data_dir):
             await pilot.press("escape")
             await pilot.pause()
             assert type(app.screen).__name__ == "TitleScreen"
+
+
+async def test_deleting_the_game_in_progress_disables_resume_on_the_title(data_dir):
+    from textual.widgets import OptionList
+
+    from duckcover.app import AppOptions, create_app
+
+    save_two_games()
+    app = create_app(AppOptions(data_dir=data_dir, lang="en"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        menu = app.screen.query_one("#title-menu", OptionList)
+        assert not menu.get_option("resume").disabled
+        app.push_screen(GamesScreen())
+        await pilot.pause()
+        await pilot.press("d", "y", "escape")  # the first row is the game in progress
+        await pilot.pause()
+        assert not storage.has_current()
+        assert menu.get_option("resume").disabled

@@ -49,6 +49,14 @@ class TitleScreen(Screen):
                 )
         yield Footer()
 
+    def on_screen_resume(self) -> None:
+        # Back from the Games screen: the game in progress may have been deleted (or saved).
+        from .. import storage
+
+        menu = self.query_one("#title-menu", OptionList)
+        self.can_resume = storage.has_current(getattr(self.app, "data_root", None))
+        (menu.enable_option if self.can_resume else menu.disable_option)("resume")
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id
         if choice == "new":
