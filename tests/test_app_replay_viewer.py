@@ -15,7 +15,7 @@ from duckcover.app.replay_viewer import ReplayApp, ReplayScreen, build_timeline,
 from duckcover.app.widgets import GridWidget
 from duckcover.grid import fmt_cell, sorted_stacks
 from duckcover.harness import play_game
-from duckcover.record import RecordError, to_record
+from duckcover.record import RecordError, replay, to_record
 from duckcover.rules import Rules
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
@@ -96,6 +96,19 @@ def test_each_step_shows_the_table_as_it_was_after_that_turn():
         assert [dict(g) for g in end.grids] == [dict(g) for g in grids]
         assert end.discard == discard and end.pile == pile
         assert end.outcome == log.outcome
+
+
+def test_every_step_matches_the_record_cut_at_that_turn():
+    """Snapshots share the engine's grids: none may change after it was taken."""
+    record = finished_record()
+    timeline = build_timeline(record)
+    for step in timeline.steps[::5]:
+        cut = copy.deepcopy(record)
+        cut["rounds"] = cut["rounds"][: step.round_index + 1]
+        cut["rounds"][-1]["turns"] = cut["rounds"][-1]["turns"][: step.turn_no]
+        grids, discard, pile = replay(cut).table(step.round_index)
+        assert [dict(g) for g in step.grids] == [dict(g) for g in grids], (step.round_index, step.turn_no)
+        assert (step.discard, step.pile) == (discard, pile)
 
 
 def test_moves_are_put_into_words_cover_duck_and_quack():

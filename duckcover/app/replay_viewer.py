@@ -70,7 +70,7 @@ def build_timeline(data: dict, final: Game | None = None) -> Timeline:
 
     `final`: the record already replayed (by the caller, to report errors before any app starts).
     """
-    final = final or replay(data)
+    final = replay(data) if final is None else final
     _, bots = read_players(data)
     game = Game(list(final.names), final.rules, final.seed, final.first_captain, start=False)
     steps: list[Step] = []
