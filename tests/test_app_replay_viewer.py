@@ -3,6 +3,7 @@ records, a referee's view of every stack, and `duckcover replay` choosing viewer
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import sys
 
@@ -13,7 +14,9 @@ from textual.widgets import Static
 from duckcover import cli, i18n
 from duckcover.app.replay_viewer import ReplayApp, ReplayScreen, build_timeline, move_lines
 from duckcover.app.widgets import GridWidget
+from duckcover.cards import MAX
 from duckcover.grid import fmt_cell, sorted_stacks
+from duckcover.moves import Call, Turn
 from duckcover.harness import play_game
 from duckcover.record import RecordError, replay, to_record
 from duckcover.rules import Rules
@@ -133,6 +136,18 @@ def test_variant_records_step_to_the_same_table(variant):
     if variant == "madness":
         assert not any("Quack" in line for line in words)
         assert any(line.startswith("Ann: Moo!") for line in words)
+
+
+def test_nobody_quacks_on_max():
+    """Under Constraints a player showing only 1-3 does nothing on a Max: no Quack."""
+    timeline = build_timeline(finished_record())
+    step = timeline.steps[1]
+    max_turn = Turn((MAX,), Call("move", (MAX,)), (None, None))
+    number_turn = Turn((5,), Call("move", (5,)), (None, None), discarded=True)
+    assert move_lines(timeline, dataclasses.replace(step, turn=max_turn)) == [
+        "Connie does nothing", "Jackson does nothing"]
+    assert move_lines(timeline, dataclasses.replace(step, turn=number_turn))[:2] == [
+        "Connie: Quack!", "Jackson: Quack!"]
 
 
 def test_a_broken_record_is_refused_before_any_viewer():

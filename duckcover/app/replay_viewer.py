@@ -157,7 +157,8 @@ def quack_word(timeline: Timeline, seat: int) -> str:
 def _move_line(timeline: Timeline, step: Step, seat: int, move: Move | None, placing: bool) -> str:
     name = timeline.names[seat]
     if move is None:
-        if placing or timeline.rules.has(TWO_FLIPS):
+        # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
+        if placing or timeline.rules.has(TWO_FLIPS) or MAX in step.turn.call.options:
             return t("replay.nothing", name=name)
         return t("replay.quack", name=name, quack=quack_word(timeline, seat))
     card, cell = card_word(move.card, seat), fmt_cell(move.to)
