@@ -55,7 +55,8 @@ class SavedGame:
             return t("games.unreadable")
         outcome = self.game.outcome()
         if outcome is None:
-            return t("games.in_progress", round=self.game.round_index + 1)
+            # The round being played, or the next one once a round has just ended.
+            return t("games.in_progress", round=min(len(self.game.results) + 1, self.game.rules.rounds()))
         return ", ".join(self.game.names[s] for s in outcome.winners)
 
 
