@@ -7,6 +7,8 @@ flip and every joint move, so one invariant per test stays readable.
 import random
 from collections import Counter
 
+import pytest
+from hypothesis import Phase as HypothesisPhase
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -293,3 +295,31 @@ def test_view_legality_agrees_with_the_engine_for_every_nearby_cell(table):
                 assert accepted == (move in legal), move
 
     checked_game(rule_set, kinds, seed, on_choice=check)
+
+
+def _play_on(game, bots, stop_after=None):
+    """Drive `game` like harness.play_game; stop after `stop_after` turns in total, if given."""
+    prepare(bots)
+    played = 0
+    while not game.over and (stop_after is None or played < stop_after):
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        game.flip()
+        while game.phase in CHOOSING:
+            game.play(decide(game, bots))
+        played += 1
+    return game
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: Game._draw_card takes a forced flip's bottom-most copy "
+                   "(see test_record_io.py::test_forced_flip_takes_the_top_copy_of_the_card)")
+@settings(max_examples=25, deadline=None, phases=[HypothesisPhase.generate])  # no shrinking while it fails
+@given(tables(), st.integers(1, 150))
+def test_a_resumed_game_plays_on_exactly_as_the_uninterrupted_one(table, stop):
+    rule_set, kinds, seed = table
+    whole = play_game([kind() for kind in kinds], rule_set, seed=seed)
+    names = [f"{kind.name} {seat + 1}" for seat, kind in enumerate(kinds)]  # play_game's names
+    partial = _play_on(Game(names, rule_set, seed), [kind() for kind in kinds], stop_after=stop)
+    resumed = record.replay(record.loads(record.dumps(record.to_record(partial))))
+    _play_on(resumed, [kind() for kind in kinds])
+    assert record.dumps(record.to_record(resumed)) == record.dumps(record.to_record(whole))

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from duckcover import record
-from duckcover.game import Phase
-from duckcover.harness import play_game
+from duckcover.game import CHOOSING, Game, Phase
+from duckcover.harness import decide, play_game, prepare
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import STANDARD, rules
@@ -174,3 +174,53 @@ def test_summary_of_a_finished_game():
             cells = [(y, x) for x, y, _ in player["stacks"]]
             assert cells == sorted(cells)  # sorted by y, then x
             assert sum(len(cards) for _, _, cards in player["stacks"]) == 12
+
+
+# --- resuming: a replayed game must hold the draw deck exactly as it was --------------------------
+def _seed_with_a_doubled_top_card():
+    for seed in range(50):
+        game = Game(2, rules(), seed=seed)
+        if game.round.deck.count(game.round.deck[0]) == 2:
+            return seed
+    raise AssertionError("no seed in 0-49 starts with a numbered card on top")
+
+
+def _resolve(game):
+    while game.phase in CHOOSING:
+        game.play([game.legal_moves(s)[0] if s in game.awaiting else None for s in range(game.n)])
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: Game._draw_card does self._draw.remove(code) on the reversed "
+                   "draw list, which removes the bottom-most copy of the flipped number instead of the top one")
+def test_forced_flip_takes_the_top_copy_of_the_card():
+    game = Game(2, rules(), seed=_seed_with_a_doubled_top_card())
+    deck = list(game.round.deck)
+    game.flip(deck[0])  # what a replay does with the record's first flip
+    _resolve(game)
+    game.flip()
+    assert game.flips == (deck[1],)  # the next card down, as in the uninterrupted game
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: a replayed record's draw order drifts (see the test above), "
+                   "so a resumed game does not play on as the uninterrupted one")
+def test_a_resumed_game_plays_on_as_the_uninterrupted_one():
+    bots = lambda: [RandomBot(), GreedyBot(), RandomBot()]  # noqa: E731
+    names = [f"{bot.name} {i + 1}" for i, bot in enumerate(bots())]
+    whole = play_game(bots(), rules(), seed=0)
+    partial = Game(names, rules(), seed=0)
+    driven = bots()
+    prepare(driven)
+    for _ in range(10):
+        partial.flip()
+        while partial.phase in CHOOSING:
+            partial.play(decide(partial, driven))
+    resumed = record.replay(record.loads(record.dumps(record.to_record(partial))))
+    driven = bots()
+    prepare(driven)
+    while not resumed.over:
+        if resumed.phase is Phase.ROUND_OVER:
+            resumed.start_round()
+        resumed.flip()
+        while resumed.phase in CHOOSING:
+            resumed.play(decide(resumed, driven))
+    assert record.to_record(resumed)["rounds"] == record.to_record(whole)["rounds"]
