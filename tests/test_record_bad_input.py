@@ -251,3 +251,26 @@ def test_missing_required_field_is_refused(tmp_path, field):
     else:
         del data["rounds"][0][field]
     assert "missing field" in refuse(tmp_path, data)
+
+
+def _finished_record():
+    from duckcover import record
+    from duckcover.harness import play_game
+    from duckcover_bots.greedy import GreedyBot
+    from helpers import rules
+
+    game = play_game([GreedyBot(), GreedyBot()], rules(), seed=21)
+    return record.to_record(game)
+
+
+def test_turns_after_the_last_round_has_ended_are_refused(tmp_path):
+    data = _finished_record()
+    last = data["rounds"][-1]["turns"]
+    last.append({"flip": "5", "moves": [None, None]})
+    assert refuse(tmp_path, data) == f"round 3, turn {len(last)}: the round has already ended"
+
+
+def test_a_round_after_the_last_one_is_refused(tmp_path):
+    data = _finished_record()
+    data["rounds"].append(copy.deepcopy(data["rounds"][0]))
+    assert refuse(tmp_path, data).startswith("round 4: ")
