@@ -82,15 +82,14 @@ def test_constraints_1_to_3_can_be_covered_and_carried():
     covered = carried = 0
     for seed in range(4):
         game = _random_game(rules("constraints"), seed=seed)
-        for turn_ in game.history + tuple(t for log in game.rounds for t in log.turns):
-            assert all(m is None or m.card.number > 3 for m in turn_.moves)
         for index, log in enumerate(game.rounds):
+            assert all(m is None or m.card.number > 3 for t in log.turns for m in t.moves)  # never called
             for seat, grid in enumerate(game.table(index)[0]):
+                start = {n: (x, y) for y, row in enumerate(log.layouts[seat]) for x, n in enumerate(row)}
                 for cell, stack in grid.items():
-                    low = [c for c in stack if c.number <= 3]
-                    covered += any(c is not stack[-1] for c in low)
-                    start = {(x, y): n for y, row in enumerate(log.layouts[seat]) for x, n in enumerate(row)}
-                    carried += any(start.get(cell) != c.number for c in low[:1] if c is stack[0])
+                    for low in (c for c in stack if c.number <= 3):
+                        covered += low is not stack[-1]
+                        carried += start[low.number] != cell
     assert covered and carried
 
 
@@ -109,9 +108,8 @@ def test_surprises_remove_two_unseen_cards_each_round_and_they_come_back():
     for log in game.rounds:
         assert len(log.removed) == 2 and len(log.deck) == 24
         assert sorted(log.deck + log.removed) == full  # back in the deck for the next round
-        flipped = Counter(f for t in log.turns for f in t.flips)
-        available = Counter(log.deck)
-        assert all(flipped[code] <= available[code] * (1 + len(log.reshuffles)) for code in flipped)
+        flipped = {f for t in log.turns for f in t.flips}
+        assert not flipped - set(log.deck)  # a card removed in both copies never shows up
     data = record.to_record(game)
     assert all(len(entry["removed"]) == 2 for entry in data["rounds"])
 
@@ -250,7 +248,7 @@ def test_two_flips_has_no_quack():
     assert not game.view(0).must_quack
 
 
-def test_two_flips_one_flip_refused_as_two_and_two_refused_as_one():
+def test_only_the_two_flips_variant_flips_two_cards():
     with pytest.raises(IllegalMoveError):
         new_game([STANDARD] * 2).flip(5, 6)
 
