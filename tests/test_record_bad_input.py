@@ -274,3 +274,38 @@ def test_a_round_after_the_last_one_is_refused(tmp_path):
     data = _finished_record()
     data["rounds"].append(copy.deepcopy(data["rounds"][0]))
     assert refuse(tmp_path, data).startswith("round 4: ")
+
+
+def _golden(name):
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "golden" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _first_gift_turn(data):
+    for r, entry in enumerate(data["rounds"]):
+        for t, turn in enumerate(entry["turns"]):
+            if "gifts" in turn:
+                return r, t, turn
+    raise AssertionError("no gift turn in the golden low-blows game")
+
+
+def test_low_blows_gift_turn_without_gifts_is_refused(tmp_path):
+    data = _golden("g4_lowblows_seed2")
+    r, t, turn = _first_gift_turn(data)
+    del turn["gifts"]
+    assert refuse(tmp_path, data) == f"round {r + 1}, turn {t + 1}: missing field: gifts"
+
+
+def test_low_blows_gift_of_a_high_card_is_refused(tmp_path):
+    data = _golden("g4_lowblows_seed2")
+    r, t, turn = _first_gift_turn(data)
+    turn["gifts"][0] = {"card": 12}
+    line = refuse(tmp_path, data)
+    assert line.startswith(f"round {r + 1}, turn {t + 1}, seat 0: ")
+
+
+def test_two_flips_turn_with_one_flip_is_refused(tmp_path):
+    data = _golden("g3_twoflips_seed4")
+    data["rounds"][0]["turns"][0]["flips"] = data["rounds"][0]["turns"][0]["flips"][:1]
+    assert refuse(tmp_path, data).startswith("round 1, turn 1: ")
