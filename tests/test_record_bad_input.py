@@ -314,5 +314,4 @@ def test_two_flips_turn_with_one_flip_is_refused(tmp_path):
 @pytest.mark.xfail(strict=True, reason="engine bug: record.loads catches only JSONDecodeError; deeply nested JSON "
                    "raises RecursionError, so replay prints a traceback and exits 1")
 def test_deeply_nested_json_is_refused_in_one_line(tmp_path):
-    line = refuse(tmp_path, None, raw=b"[" * 100_000 + b"]" * 100_000)
-    assert line.startswith("not JSON")
+    refuse(tmp_path, None, raw=b"[" * 100_000 + b"]" * 100_000)
