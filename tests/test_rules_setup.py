@@ -102,3 +102,17 @@ def test_unknown_options_are_refused():
         Rules(captain="vote")
     with pytest.raises(RulesError):
         Rules(variants=frozenset({"chaos"}))
+
+
+def test_a_box_owner_can_override_the_splash_table(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    table = tmp_path / "splashes.json"
+    table.write_text(json.dumps({"splashes": [0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 6]}), encoding="utf-8")
+    code = "from duckcover.rules import Rules; print(list(Rules().splashes))"
+    env = {**os.environ, "DUCKCOVER_SPLASHES": str(table)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 6]"
