@@ -1,6 +1,7 @@
 """The Textual app: screens around one TurnController, saving after every turn."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from textual import events
@@ -10,7 +11,7 @@ from .. import storage
 from ..errors import DuckError
 from ..game import Game
 from ..i18n import t
-from ..record import RecordError, read_players, replay
+from ..record import RecordError, read_players
 from ..rules import Rules
 from .bots import load_bot
 from .controller import TurnController
@@ -32,6 +33,7 @@ class DuckCoverApp(App):
         self.bind("q", "request_quit", description=t("key.quit"))
         self.bind("question_mark", "help", description=t("key.help"), key_display="?")
         self._too_small: TooSmallScreen | None = None
+        self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
 
     @property
     def data_root(self) -> Path | None:
@@ -76,7 +78,7 @@ class DuckCoverApp(App):
             record = storage.load_current(self.data_root)
             if record is None:
                 raise RecordError(t("notify.nothing_to_resume"))
-            game = replay(record)
+            game = storage.resume(record)
         except (RecordError, DuckError) as err:
             self.notify(str(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
@@ -106,16 +108,24 @@ class DuckCoverApp(App):
         ctl = self.controller
         if ctl is None or not self.options.save:
             return
-        record = ctl.record()
+        record = ctl.record()  # built now, on the UI thread, so it is this turn's state
+        self.saver.submit(self._write, record, ctl.game.over)
+
+    def _write(self, record: dict, finished: bool) -> None:
+        """Runs on the one saver thread, in turn order: JSON and disk stay off the UI thread."""
         try:
-            if ctl.game.over:
+            if finished:
                 storage.save_finished(record, self.data_root)
             else:
                 storage.save_current(record, self.data_root)
         except OSError as err:
-            self.notify(t("notify.save_failed", error=str(err)), severity="error")
-        if ctl.game.over and self.options.stats:
+            self.tell_from_saver(t("notify.save_failed", error=str(err)), "error")
+        if finished and self.options.stats:
             self.add_stats(record)
+
+    def flush_saves(self) -> None:
+        """Wait until every submitted save is on disk."""
+        self.saver.submit(lambda: None).result()
 
     def add_stats(self, record: dict) -> None:
         try:
@@ -124,7 +134,13 @@ class DuckCoverApp(App):
             db = self.data_root / stats.DB_NAME if self.data_root else None
             stats.add_game(record, db)
         except Exception as err:  # noqa: BLE001 - statistics must never end a game
-            self.notify(t("notify.stats_failed", error=str(err)), severity="warning")
+            self.tell_from_saver(t("notify.stats_failed", error=str(err)), "warning")
+
+    def tell_from_saver(self, message: str, severity: str) -> None:
+        try:
+            self.call_from_thread(self.notify, message, severity=severity)
+        except RuntimeError:  # the app has already closed: nobody to tell
+            pass
 
     # --- around the game ----------------------------------------------------------------
     def action_help(self) -> None:

@@ -123,6 +123,9 @@ class SetupScreen(Screen):
 
     def on_mount(self) -> None:
         self.show_seats(self.seat_count)
+        if self.app.is_headless:  # tests and screenshots: a blinking cursor never matches twice
+            for field in self.query(Input):
+                field.cursor_blink = False
 
     def show_seats(self, count: int) -> None:
         for seat in range(MAX_SEATS):

@@ -57,6 +57,9 @@ class TableScreen(Screen):
         humans = controller.humans
         self.main_seat = humans[0] if humans else 0
         self.prompt_text = ""
+        self._shown: dict = {}
+        self.log_lines: list[str] = []
+        self._bindings_key = None
         self._bindings.bind("space,f", "flip", t("key.flip"))
         self._bindings.bind("escape", "back", t("key.back"))
         self._bindings.bind("pageup", "log_scroll(-1)", show=False)
@@ -79,7 +82,7 @@ class TableScreen(Screen):
             with VerticalScroll(id="mine"):
                 yield SeatPanel(self.main_seat, large=True, id="own-panel")
                 yield Static(id="prompt")
-            yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000)
+            yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
         yield Footer()
         del game
 
@@ -90,16 +93,21 @@ class TableScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#log", RichLog).can_focus = False
         self.apply_size()
-        self.log_line(t("log.round_start", round=self.ctl.game.round_index + 1), bold=True)
         self.refresh_table()
-        self.call_after_refresh(self.advance)
+        self.call_after_refresh(self.begin)
+
+    def begin(self) -> None:
+        self.log_line(t("log.round_start", round=self.ctl.game.round_index + 1), bold=True)
+        self.advance()
 
     def on_resize(self) -> None:
         self.apply_size()
 
     def apply_size(self) -> None:
         small = self.app.size.width < SMALL_WIDTH or self.app.size.height < SMALL_HEIGHT
-        self.set_class(small, "-small")
+        if small != self.has_class("-small"):
+            self.set_class(small, "-small")
+            self.put("#status", self.status_text())
         own = self.query_one("#own-panel", SeatPanel).grid
         rows = own.bounds()[3] - own.bounds()[1] + 1
         own.set_large(not small and rows <= 5)
@@ -116,15 +124,33 @@ class TableScreen(Screen):
             if panel.grid.cursor in marks and marks[panel.grid.cursor] != "called":
                 cursor = panel.grid.cursor  # keep the player's cursor across refreshes
             panel.grid.show(self.grid_of(seat), splashes, marks, cursor)
-            panel.title.update(self.seat_title(seat))
-            panel.set_class(seat == game.captain, "-captain")
-        self.query_one("#status", Static).update(self.status_text())
-        self.query_one("#call", Static).update(self.call_display())
-        self.query_one("#table-info", Static).update(self.table_info())
-        self.query_one("#totals", Static).update(self.totals_text())
-        self.query_one("#prompt", Static).update(self.prompt_text)
-        self.refresh_bindings()
+            title = self.seat_title(seat)
+            if self._shown.get(("title", seat)) != title.markup:
+                self._shown[("title", seat)] = title.markup
+                panel.title.update(title)
+            if panel.has_class("-captain") != (seat == game.captain):
+                panel.set_class(seat == game.captain, "-captain")
+        self.put("#status", self.status_text())
+        self.put("#call", self.call_display())
+        self.put("#table-info", self.table_info())
+        self.put("#totals", self.totals_text())
+        self.put("#prompt", self.prompt_text)
+        self.update_bindings()
         del ctl
+
+    def update_bindings(self) -> None:
+        """Refresh the footer only when what the keys can do has changed."""
+        key = (self.state == "await-flip", self.check_action("back", ()))
+        if key != self._bindings_key:
+            self._bindings_key = key
+            self.refresh_bindings()
+
+    def put(self, selector: str, content) -> None:
+        """Update a Static only when its content changed (an update costs a layout pass)."""
+        key = content.markup if isinstance(content, Text) else content
+        if self._shown.get(selector) != key:
+            self._shown[selector] = key
+            self.query_one(selector, Static).update(content)
 
     def grid_of(self, seat: int):
         """What the table shows of a seat: while it chooses, its grid before any move applies."""
@@ -148,13 +174,26 @@ class TableScreen(Screen):
     def status_text(self) -> Text:
         game = self.ctl.game
         text = Text()
-        text.append(t("app.title"), style="bold")
+        small = self.has_class("-small")
+        if small:  # the middle of the table folds into the status lines
+            text.append(" " + self.call_display().plain + " ", style="bold reverse")
+            text.append("  ")
+        else:
+            text.append(t("app.title"), style="bold")
         text.append("  " + t("table.round", round=game.round_index + 1, rounds=game.rules.rounds()))
         text.append("  " + t("table.flip_no", turn=game.turn_number + (1 if game.phase in CHOOSING else 0)))
         text.append("  " + t("table.captain_is", name=game.names[game.captain]))
         variants = sorted(game.rules.variants)
         if variants:
             text.append("  [" + ", ".join(variants) + "]", style="dim")
+        if small:
+            pile, discard = game.pile, game.discard
+            limit = game.rules.discard_limit(game.n)
+            text.append("\n" + t("table.short", draw=game.draw_size, pile=flip_word(pile[-1]) if pile else "-",
+                                  cards=" ".join(flip_word(c) for c in discard) or "-"))
+            if limit is not None:
+                text.append(" | " + t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))),
+                            style="bold")
         return text
 
     def call_display(self) -> Text:
@@ -193,12 +232,13 @@ class TableScreen(Screen):
         return text
 
     def log_line(self, line: str | Text, bold: bool = False) -> None:
+        self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
         log = self.query_one("#log", RichLog)
         log.write(Text(line, style="bold") if isinstance(line, str) and bold else line)
 
     def set_prompt(self, text: str) -> None:
         self.prompt_text = text
-        self.query_one("#prompt", Static).update(text)
+        self.put("#prompt", text)
 
     # --- the flow -----------------------------------------------------------------------
     def later(self, callback, delay: float) -> None:
@@ -218,8 +258,10 @@ class TableScreen(Screen):
         if game.phase is Phase.FLIP:
             if self.ctl.is_human(game.captain) and not self.options.watch:
                 self.state = "await-flip"
+                self.set_main_seat(game.captain)
+                self.refresh_table()
                 self.set_prompt(t("prompt.flip"))
-                self.refresh_bindings()
+                self.update_bindings()
             else:
                 self.state = "flipping"
                 self.set_prompt(t("prompt.captain_flips", name=game.names[game.captain]))
@@ -241,7 +283,7 @@ class TableScreen(Screen):
         self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
                         name=game.names[game.captain], card=label), bold=True)
         explain = self.ctl.explain_flip(before)
-        self.query_one("#explain", Static).update(explain or "")
+        self.put("#explain", explain or "")
         if explain:
             self.log_line(explain)
         if game.phase in CHOOSING:
@@ -338,13 +380,25 @@ class TableScreen(Screen):
         self.app.save_game()
         self.state = "idle"
         self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
-        self.query_one("#explain", Static).update("")
+        self.put("#explain", "")
         self.refresh_table()
         self.apply_size()
         self.advance()
 
     # --- a human's choice ---------------------------------------------------------------
+    def set_main_seat(self, seat: int) -> None:
+        """Show `seat` as the large grid (pass-and-play: the human choosing now)."""
+        if seat == self.main_seat:
+            return
+        self.main_seat = seat
+        order = self.seat_order()
+        panels = [self.query_one("#own-panel", SeatPanel), *self.query(".opponent").results(SeatPanel)]
+        for panel, shown in zip(panels, order):
+            panel.seat = panel.grid.seat = shown
+        self._shown.clear()
+
     def begin_human(self, seat: int) -> None:
+        self.set_main_seat(seat)
         self.chooser = seat
         view = self.ctl.views[seat]
         self.picked = None

@@ -7,6 +7,8 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.containers import ScrollableContainer
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -71,11 +73,16 @@ class GridWidget(Widget):
     # --- state --------------------------------------------------------------------------
     def show(self, cells: Mapping[Cell, Stack], splashes, marks: dict[Cell, str] | None = None,
              cursor: Cell | None = None) -> None:
+        marks = dict(marks or {})
+        had_targets, old_bounds = bool(self.targets), self.bounds()
+        if (cells, marks) == (self.cells, self.marks) and cursor == self.cursor:
+            return  # nothing changed: spare the layout pass
         self.cells, self.splashes = cells, tuple(splashes)
-        self.marks = dict(marks or {})
+        self.marks = marks
         self.cursor = cursor if cursor in self.targets else None
-        self.refresh(layout=True)
-        self.refresh_bindings()
+        self.refresh(layout=self.bounds() != old_bounds)
+        if had_targets != bool(self.targets):
+            self.refresh_bindings()
 
     def set_large(self, large: bool) -> None:
         if large != self.large:
@@ -127,8 +134,22 @@ class GridWidget(Widget):
             self.cursor = cell
             self.post_message(self.Confirmed(self, cell))
 
-    def watch_cursor(self) -> None:
+    def watch_cursor(self, cursor: Cell | None) -> None:
         self.refresh()
+        if cursor is not None:
+            self.call_after_refresh(self._scroll_to, cursor)
+
+    def _scroll_to(self, cell: Cell) -> None:
+        """Keep the cursor on screen when the grid is larger than its scroll area."""
+        width, height = self.cell_size
+        x0, y0, _, _ = self.bounds()
+        region = self.content_region
+        target = Region(region.x + (cell[0] - x0) * width, region.y + (cell[1] - y0) * height, width, height)
+        for ancestor in self.ancestors:
+            if isinstance(ancestor, ScrollableContainer):
+                offset = ancestor.scroll_offset - ancestor.content_region.offset
+                ancestor.scroll_to_region(target.translate(offset), animate=False)
+                break
 
     # --- drawing ------------------------------------------------------------------------
     def get_content_width(self, container, viewport) -> int:

@@ -116,5 +116,8 @@ def run(args) -> int:
     from ..app import create_app
 
     app = create_app(options)
-    app.run(mouse=options.mouse)
+    try:
+        app.run(mouse=options.mouse)
+    finally:
+        app.saver.shutdown(wait=True)  # the last turn's save lands before the process ends
     return 0

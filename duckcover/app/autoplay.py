@@ -1,0 +1,132 @@
+"""Playing the app by keys from a Textual Pilot: for the tests, the screenshots and the benchmark.
+
+Everything goes through key presses, as a person at the keyboard would play; a `Strategy`
+only says which legal cell the human wants, and `keys_to` finds the arrow keys that take the
+cursor there.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+
+from textual import events
+
+from ..grid import Cell
+from .screens import GameOverScreen, RoundEndScreen
+from .table import SeatPanel, TableScreen
+from .widgets import DIRECTIONS, step_cursor
+
+Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, cursor) -> wanted cell
+
+
+def keys_to(cursor: Cell, target: Cell, targets: list[Cell]) -> list[str]:
+    """The shortest arrow-key sequence that moves the cursor from `cursor` to `target`."""
+    seen, queue = {cursor: []}, deque([cursor])
+    while queue:
+        cell = queue.popleft()
+        if cell == target:
+            return seen[cell]
+        for key, (dx, dy) in DIRECTIONS.items():
+            nxt = step_cursor(cell, targets, dx, dy)
+            if nxt not in seen:
+                seen[nxt] = seen[cell] + [key]
+                queue.append(nxt)
+    raise ValueError(f"cannot reach {target} from {cursor}")
+
+
+def first_choice(table: TableScreen, marks: dict, cursor: Cell) -> Cell:
+    """Take whatever the cursor offers first."""
+    return cursor
+
+
+def table_of(app) -> TableScreen | None:
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, TableScreen):
+            return screen
+    return None
+
+
+def needs_human(app) -> bool:
+    """True when the app waits for the keyboard (or the game is over)."""
+    screen = app.screen
+    if isinstance(screen, (RoundEndScreen, GameOverScreen)):
+        return True
+    if isinstance(screen, TableScreen):
+        return screen.state == "await-flip" or screen.chooser is not None
+    return False
+
+
+KEY_CHARS = {"enter": "\r", "space": " ", "escape": "\x1b"}
+
+
+async def press(pilot, *keys: str) -> None:
+    """Press keys like `pilot.press`, without its wait for the CPU to idle after each one
+    (that wait costs ~80 ms a key; a whole game by keys would take minutes)."""
+    app = pilot.app
+    for key in keys:
+        event = events.Key(key, KEY_CHARS.get(key, key if len(key) == 1 else None))
+        event.set_sender(app)
+        app._driver.send_message(event)
+        await asyncio.sleep(0)
+        await pilot._wait_for_screen()
+
+
+def progress(app) -> tuple:
+    """Changes whenever the game or the human's task moves on (even through transient states)."""
+    table = table_of(app)
+    if table is None:
+        return (id(app.screen),)
+    game = table.ctl.game
+    return (id(app.screen), game.round_index, game.turn_number, game.phase, table.token, table.chooser, table.stage)
+
+
+async def settle(pilot, until: Callable[[], bool] | None = None, limit: int = 2000) -> bool:
+    """Let messages, timers and bot workers run until `until()` holds."""
+    until = until or (lambda: needs_human(pilot.app))
+    for _ in range(limit):
+        # Cheap polling: a full pilot.pause() waits for the CPU to idle, costly per check.
+        await asyncio.sleep(0.002)
+        if until():
+            await pilot._wait_for_screen()
+            if until():
+                return True
+    return until()
+
+
+async def step(pilot, strategy: Strategy = first_choice) -> str:
+    """Do the one thing the human must do now: flip, choose, continue. Returns what was done."""
+    app = pilot.app
+    await settle(pilot)
+    screen = app.screen
+    if isinstance(screen, GameOverScreen):
+        return "game-over"
+    before = progress(app)
+    if isinstance(screen, RoundEndScreen):
+        await press(pilot, "enter")
+        await settle(pilot, lambda: progress(app) != before)
+        return "round-end"
+    if not isinstance(screen, TableScreen):
+        return "other"
+    if screen.state == "await-flip":
+        await press(pilot, "space")
+        await settle(pilot, lambda: progress(app) != before)
+        return "flip"
+    grid = screen.query_one("#own-panel", SeatPanel).grid
+    marks, cursor, stage = dict(grid.marks), grid.cursor, screen.stage
+    wanted = strategy(screen, marks, cursor)
+    await press(pilot, *keys_to(cursor, wanted, grid.targets), "enter")
+    # The choice lands through a message: wait for it, so no key of ours reaches a later screen.
+    await settle(pilot, lambda: progress(app) != before)
+    return f"choose-{stage}"
+
+
+async def play_to_end(pilot, strategy: Strategy = first_choice, limit: int = 3000) -> list[str]:
+    """Play until the game-over screen; returns the actions taken."""
+    done = []
+    for _ in range(limit):
+        action = await step(pilot, strategy)
+        if action == "game-over":
+            return done
+        done.append(action)
+    raise AssertionError("the game did not end")

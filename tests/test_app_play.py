@@ -1,0 +1,163 @@
+"""Whole games played through the app by keys: a human seat and seeded bots, speed instant."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
+from duckcover.app.autoplay import play_to_end, settle, step, table_of
+from duckcover.app.controller import START_CELLS
+from duckcover.app.screens import GameOverScreen, winner_text
+from duckcover.cards import MAX, REPEAT
+from duckcover.game import Phase
+from duckcover.record import loads, replay
+from duckcover.rules import Rules
+from duckcover.storage import current_path, games_dir
+
+HUMAN = "Connie"
+
+
+def duck_outside_once():
+    """Take the cursor's first offer, except: duck outside the starting 4x3 the first time it is legal."""
+    done = []
+
+    def strategy(table, marks, cursor):
+        outside = sorted(c for c, kind in marks.items() if kind == "duck" and c not in START_CELLS)
+        if outside and not done and table.stage == "dest":
+            done.append(outside[0])
+            return outside[0]
+        return cursor
+
+    return strategy
+
+
+def options(tmp_path, seed, bots=2, **kw):
+    return AppOptions(seats=quick_seats(bots, HUMAN), seed=seed, speed="instant", lang="en",
+                      data_dir=tmp_path, stats=False, **kw)
+
+
+async def test_a_whole_game_by_keys_with_quack_max_repeat_and_an_outside_duck(tmp_path):
+    app = create_app(options(tmp_path, seed=5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        actions = await play_to_end(pilot, duck_outside_once())
+        game = app.controller.game
+        log = "\n".join(table_of(app).log_lines)
+        assert isinstance(app.screen, GameOverScreen)
+        assert game.phase is Phase.GAME_OVER and len(game.results) == 3
+        assert actions.count("round-end") == 3  # a scorepad after every round
+        turns = [turn for log_ in game.rounds for turn in log_.turns]
+        # The human quacked (a number called, their card covered) and the log says so.
+        assert any(t.call.kind == "move" and t.moves[0] is None for t in turns)
+        assert f"{HUMAN}: Quack!" in log
+        # A Max and a Repeat were flipped and the human moved on each, with the explanation shown.
+        assert any(MAX in t.flips and t.moves[0] is not None for t in turns)
+        assert any(REPEAT in t.flips and t.call.kind == "move" and t.moves[0] is not None for t in turns)
+        assert "Max: everyone moves their visible card with the highest number" in log
+        assert "Repeat: the previous call again" in log
+        # The human ducked outside the starting grid.
+        assert f"{HUMAN} ducked" in log and "outside the starting grid" in log
+        assert any(t.moves[0] is not None and t.moves[0].to not in START_CELLS for t in turns)
+        # Seed 5 ends in a tie on total decided by the fewest visible cards: the screen says why.
+        outcome = game.outcome()
+        assert outcome.decided_by == "fewest-cards"
+        assert "tie-break" in winner_text(app.controller)
+    app.flush_saves()
+    # The finished game is archived as a record that replays to the same result.
+    finished = list((games_dir(tmp_path) / "finished").glob("*.json"))
+    assert len(finished) == 1 and not current_path(tmp_path).exists()
+    record = loads(finished[0].read_text())
+    assert record["players"][0] == {"name": HUMAN} and record["players"][1]["bot"] == "medium"
+    assert replay(record).totals == game.totals
+
+
+def state_of(game):
+    return {
+        "round": game.round_index,
+        "turn": game.turn_number,
+        "totals": game.totals,
+        "captain": game.captain,
+        "grids": [dict(game.grid(seat)) for seat in range(game.n)],
+        "discard": game.discard,
+        "pile": game.pile,
+        "draw": game.draw_size,
+    }
+
+
+async def test_a_killed_game_resumes_identically(tmp_path):
+    seed = 1
+    # The uninterrupted game, for reference.
+    straight = create_app(options(tmp_path / "straight", seed))
+    async with straight.run_test(size=(120, 40)) as pilot:
+        await play_to_end(pilot)
+        reference = straight.controller.record()
+    # The same game, killed mid-round while the human is choosing (bots have already decided).
+    first = create_app(options(tmp_path / "killed", seed))
+    async with first.run_test(size=(120, 40)) as pilot:
+        for _ in range(9):
+            await step(pilot)
+        while table_of(first).chooser is None:
+            await step(pilot)
+        before = state_of(first.controller.game)
+        flips, draw = first.controller.game.flips, first.controller.game.draw_size
+        first.flush_saves()
+        # No quit, no goodbye: the process would just die here.
+    saved = json.loads(current_path(tmp_path / "killed").read_text())
+    assert saved["seed"] == seed and "bot" not in saved["players"][0]
+    resumed = create_app(AppOptions(resume=True, speed="instant", lang="en", data_dir=tmp_path / "killed", stats=False))
+    async with resumed.run_test(size=(120, 40)) as pilot:
+        game = resumed.controller.game
+        assert [s.human for s in resumed.controller.seats] == [True, False, False]
+        # Same grids, same turn, same totals; the flip in progress was not saved, so the deck
+        # still holds it ...
+        assert {**state_of(game), "draw": game.draw_size - 1} == before
+        action = await step(pilot)  # ... and the Captain (the human, round 1) flips the same card again
+        assert action == "flip" and game.flips == flips and game.draw_size == draw
+        await play_to_end(pilot)
+        assert resumed.controller.record()["rounds"] == reference["rounds"]
+        assert game.totals == tuple(replay(reference).totals)
+
+
+async def test_several_humans_choose_in_turn_and_nothing_applies_before_the_reveal(tmp_path):
+    seats = [SeatSpec("Ann"), SeatSpec("Bob"), SeatSpec("Jackson", "medium")]
+    app = create_app(AppOptions(seats=seats, seed=2, speed="instant", lang="en", data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        game = app.controller.game
+        table = table_of(app)
+        for _ in range(40):  # until a call both humans must answer
+            await step(pilot)
+            if table.chooser == 0 and 1 in app.controller.views:
+                break
+        assert table.chooser == 0
+        grids = [dict(game.grid(seat)) for seat in range(3)]
+        await step(pilot)  # Ann chooses ...
+        assert table.chooser == 1  # ... then Bob, from his own view
+        assert [dict(game.grid(seat)) for seat in range(3)] == grids  # nothing revealed yet
+        assert 0 in app.controller.chosen
+        turns = game.turn_number
+        await step(pilot)  # Bob chooses: all moves are revealed together (once the bot has chosen too)
+        assert await settle(pilot, lambda: game.turn_number == turns + 1 or bool(game.results))
+        assert game.turn_number == turns + 1
+        lines = table.log_lines[-3:]
+        assert any(line.strip().startswith("Ann") for line in lines)
+        assert any(line.strip().startswith("Bob") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("variants", "max_by", "seed", "stage"),
+    [
+        ({"low-blows"}, "number", 3, "gift"),  # give one of the two lowest ducks, then place a gift
+        ({"two-flips"}, "number", 3, "pick"),  # pick which of the two called cards to move
+        (set(), "splashes", 4, "pick"),  # Max by splashes with a tie: pick which card
+    ],
+)
+async def test_choices_under_the_variants_are_made_by_keys(tmp_path, variants, max_by, seed, stage):
+    rules = Rules(max_by=max_by, variants=frozenset(variants))
+    app = create_app(options(tmp_path, seed=seed, rules=rules))
+    async with app.run_test(size=(80, 24)) as pilot:
+        actions = await play_to_end(pilot)
+        assert f"choose-{stage}" in actions
+        if "low-blows" in variants:
+            assert "choose-place" in actions
+            assert any(t.gifts is not None for r in app.controller.game.rounds for t in r.turns)
+        assert app.controller.game.over
