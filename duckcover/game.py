@@ -306,12 +306,16 @@ class Game:
     def _draw_card(self, code: int | None) -> int:
         if not self._draw:
             self._reshuffle()
-        if code is None:
-            return self._draw.pop()
-        if code not in self._draw:
-            raise IllegalMoveError(f"flip {flip_name(code)} is not in the draw deck now")
-        self._draw.remove(code)
-        return code
+        draw = self._draw
+        if code is None or draw[-1] == code:
+            return draw.pop()
+        # A record names the card; take the copy nearest the top, so that a resumed game
+        # keeps the rest of the realized deck in its order.
+        for index in range(len(draw) - 1, -1, -1):
+            if draw[index] == code:
+                del draw[index]
+                return code
+        raise IllegalMoveError(f"flip {flip_name(code)} is not in the draw deck now")
 
     def _reshuffle(self) -> None:
         """An empty draw deck: the Captain pile is shuffled into a new one; the Discard area stays."""

@@ -105,6 +105,10 @@ def loads(text: str) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+    except RecursionError:
+        raise RecordError("not JSON a record can be: nested too deeply") from None
+    except ValueError as err:  # e.g. an integer too long to convert
+        raise RecordError(f"not JSON a record can be: {err}") from None
     if not isinstance(data, dict):
         raise RecordError("a record is a JSON object")
     return data
@@ -123,8 +127,8 @@ def read_rules(data: dict) -> Rules:
             kwargs[key] = raw[key]
     if "splashes" in raw:
         table = raw["splashes"]
-        if not (isinstance(table, list) and len(table) == 12 and all(type(v) is int for v in table)):
-            raise RecordError("rules.splashes must be 12 whole numbers")
+        if not (isinstance(table, list) and len(table) == 12 and all(type(v) is int and v >= 0 for v in table)):
+            raise RecordError("rules.splashes must be 12 whole numbers >= 0")
         kwargs["splashes"] = tuple(table)
     try:
         return Rules(**kwargs)

@@ -18,8 +18,6 @@ def played(turns: int, seed: int = 1) -> Game:
     return game
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Game._draw_card(code) removes the bottom-most copy of a "
-                   "number (list.remove), not the top one, so a replayed game draws a different next card")
 def test_a_replayed_game_draws_the_same_next_card_as_the_live_one():
     live = played(6)
     copy = replay(to_record(live))

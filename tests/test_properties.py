@@ -311,8 +311,6 @@ def _play_on(game, bots, stop_after=None):
     return game
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Game._draw_card takes a forced flip's bottom-most copy "
-                   "(see test_record_io.py::test_forced_flip_takes_the_top_copy_of_the_card)")
 @settings(max_examples=25, deadline=None, phases=[HypothesisPhase.generate])  # no shrinking while it fails
 @given(tables(), st.integers(1, 150))
 def test_a_resumed_game_plays_on_exactly_as_the_uninterrupted_one(table, stop):

@@ -311,7 +311,5 @@ def test_two_flips_turn_with_one_flip_is_refused(tmp_path):
     assert refuse(tmp_path, data).startswith("round 1, turn 1: ")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: record.loads catches only JSONDecodeError; deeply nested JSON "
-                   "raises RecursionError, so replay prints a traceback and exits 1")
 def test_deeply_nested_json_is_refused_in_one_line(tmp_path):
     refuse(tmp_path, None, raw=b"[" * 100_000 + b"]" * 100_000)

@@ -190,8 +190,6 @@ def _resolve(game):
         game.play([game.legal_moves(s)[0] if s in game.awaiting else None for s in range(game.n)])
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Game._draw_card does self._draw.remove(code) on the reversed "
-                   "draw list, which removes the bottom-most copy of the flipped number instead of the top one")
 def test_forced_flip_takes_the_top_copy_of_the_card():
     game = Game(2, rules(), seed=_seed_with_a_doubled_top_card())
     deck = list(game.round.deck)
@@ -201,8 +199,6 @@ def test_forced_flip_takes_the_top_copy_of_the_card():
     assert game.flips == (deck[1],)  # the next card down, as in the uninterrupted game
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a replayed record's draw order drifts (see the test above), "
-                   "so a resumed game does not play on as the uninterrupted one")
 def test_a_resumed_game_plays_on_as_the_uninterrupted_one():
     bots = lambda: [RandomBot(), GreedyBot(), RandomBot()]  # noqa: E731
     names = [f"{bot.name} {i + 1}" for i, bot in enumerate(bots())]
