@@ -23,3 +23,20 @@ def test_builtin_bots_install_under_a_private_name():
     import duckcover_bots
 
     assert duckcover_bots.__file__.replace("\\", "/").split("/")[-2] == "bots"
+
+
+def test_every_package_is_packaged():
+    """A wheel (not only an editable install) must carry every subpackage and its data."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = {
+        ".".join(init.parent.relative_to(root).parts)
+        for init in (root / "duckcover").rglob("__init__.py")
+    }
+    assert on_disk <= set(config["packages"])
+    assert "duckcover_bots" in config["packages"] and config["package-dir"]["duckcover_bots"] == "bots"
+    styles = {p.parent.name for p in (root / "duckcover").rglob("*.tcss")}
+    assert all(config["package-data"].get(f"duckcover.{name}") == ["*.tcss"] for name in styles)
