@@ -42,7 +42,7 @@ class DuckCoverApp(App):
     # --- start --------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.title = t("app.title")
-        if getattr(self.console, "color_system", None) in ("standard", "windows"):
+        if not self.is_headless and getattr(self.console, "color_system", None) in ("standard", "windows"):
             self.theme = "ansi-dark"  # 16 colours: let the terminal's own palette speak
         if self.options.speed == "instant":
             self.animation_level = "none"
@@ -51,8 +51,8 @@ class DuckCoverApp(App):
         elif self.options.seats:
             self.start_game(self.options.seats, self.options.rules, self.options.seed)
         else:
-            self.push_screen(TitleScreen(storage.has_current(self.data_root)))
-        self.check_size()
+            self.replace_main(TitleScreen(storage.has_current(self.data_root)))
+        self.call_after_refresh(self.check_size)
 
     def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
         bots = []
@@ -89,18 +89,25 @@ class DuckCoverApp(App):
         self.show_table()
 
     def show_table(self) -> None:
-        table = TableScreen(self.controller, self.options)
+        self.replace_main(TableScreen(self.controller, self.options))
+
+    def go_title(self) -> None:
+        self.replace_main(TitleScreen(storage.has_current(self.data_root)))
+
+    def replace_main(self, screen) -> None:
+        """Make `screen` the one main screen (dropping modals), under the too-small notice if shown."""
+        small = self._too_small is not None and self.screen is self._too_small
+        if small:
+            self.pop_screen()
         while len(self.screen_stack) > 2:
             self.pop_screen()
         if len(self.screen_stack) == 2:
-            self.switch_screen(table)
+            self.switch_screen(screen)
         else:
-            self.push_screen(table)
-
-    def go_title(self) -> None:
-        while len(self.screen_stack) > 2:
-            self.pop_screen()
-        self.switch_screen(TitleScreen(storage.has_current(self.data_root)))
+            self.push_screen(screen)
+        if small:
+            self._too_small = TooSmallScreen()
+            self.push_screen(self._too_small)
 
     # --- saving -------------------------------------------------------------------------
     def save_game(self) -> None:

@@ -67,8 +67,9 @@ async def press(pilot, *keys: str) -> None:
     for key in keys:
         event = events.Key(key, KEY_CHARS.get(key, key if len(key) == 1 else None))
         event.set_sender(app)
-        app._driver.send_message(event)
-        await asyncio.sleep(0)
+        await app._post_message(event)
+        # The app forwards the key to the focused widget: two hops, so wait twice.
+        await pilot._wait_for_screen()
         await pilot._wait_for_screen()
 
 

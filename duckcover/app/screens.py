@@ -35,8 +35,10 @@ class TitleScreen(Screen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="title-box"):
-            yield Static(TITLE_ART, id="title-art")
-            yield Static(t("title.tagline"), id="tagline")
+            with Center():
+                yield Static(TITLE_ART.strip("\n"), id="title-art")
+            with Center():
+                yield Static(t("title.tagline"), id="tagline")
             with Center():
                 yield OptionList(
                     Option(t("title.new"), id="new"),
@@ -223,6 +225,7 @@ class TooSmallScreen(Screen):
 
     def on_resize(self) -> None:
         self.update_text()
+        self.app.check_size()
 
     def update_text(self) -> None:
         size = self.app.size

@@ -1,0 +1,62 @@
+"""`duckcover play` options: good ones build the app's options, bad ones are one line and exit 2."""
+import pytest
+
+from duckcover import cli
+from duckcover.commands.play import build_options
+
+
+def parse(*argv):
+    return cli.build_parser().parse_args(["play", *argv])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--bots", "0"], ["--bots", "7"], ["--bots", "many"], ["--speed", "warp"], ["--lang", "xx"],
+        ["--seed", "abc"], ["--variant", "chaos"], ["--max-by", "colour"],
+        ["--bots", "2", "--variant", "low-blows", "--variant", "two-flips"],
+        ["--bots", "6", "--variant", "cooperative"], ["--bots", "2", "--difficulty", "no-such-bot"],
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("duckcover: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_resume_without_a_saved_game_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    assert cli.main(["--resume", "--lang", "en"]) == 2
+    assert "no unfinished game" in capsys.readouterr().err
+
+
+def test_a_broken_save_is_refused_in_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "current.json").write_text("{not json")
+    assert cli.main(["--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot resume" in err and err.count("\n") == 1
+
+
+def test_bots_start_a_table_against_medium_bots():
+    options = build_options(parse("--bots", "3", "--seed", "7", "--name", "Gwen", "--speed", "fast", "--no-mouse"))
+    assert [(s.name, s.bot) for s in options.seats] == [
+        ("Gwen", None), ("Jackson", "medium"), ("Dan", "medium"), ("Connie", "medium")]
+    assert options.seed == 7 and options.speed == "fast" and options.mouse is False
+
+
+def test_watch_makes_every_seat_a_bot_and_plain_play_opens_the_title():
+    watch = build_options(parse("--watch", "--bots", "4", "--difficulty", "easy"))
+    assert len(watch.seats) == 4 and all(s.bot == "easy" for s in watch.seats) and watch.watch
+    plain = build_options(parse("--lang", "de"))
+    assert plain.seats is None and plain.lang == "de" and plain.speed == "normal"
+
+
+def test_rules_options_reach_the_game():
+    options = build_options(parse("--bots", "2", "--variant", "pressure", "--variant", "madness",
+                                  "--max-by", "splashes", "--captain", "fixed"))
+    rules = options.rules
+    assert rules.max_by == "splashes" and rules.captain == "fixed"
+    assert rules.variants == {"pressure", "madness"}

@@ -1,0 +1,153 @@
+"""The screens around the table, the grid widget and the saved-game files."""
+import os
+
+from duckcover.app import AppOptions, create_app, quick_seats
+from duckcover.app.autoplay import keys_to, press, settle, step, table_of
+from duckcover.app.cards import compact_text, large_lines
+from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
+from duckcover.app.table import TableScreen
+from duckcover.app.widgets import step_cursor
+from duckcover.cards import CARDS
+from duckcover import storage
+
+
+def title_app(tmp_path, **kw):
+    return create_app(AppOptions(speed="instant", lang="en", data_dir=tmp_path, stats=False, **kw))
+
+
+async def test_title_new_game_setup_start_reaches_the_table(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert isinstance(app.screen, TitleScreen)
+        assert app.screen.query_one("#title-menu").get_option("resume").disabled  # nothing saved yet
+        await pilot.press("enter")  # New game
+        assert isinstance(app.screen, SetupScreen)
+        app.screen.query_one("#seed").value = "11"
+        await pilot.press("ctrl+s")
+        await settle(pilot, lambda: isinstance(app.screen, TableScreen))
+        game = app.controller.game
+        assert game.names == ("You", "Jackson", "Gwen", "Dan") and game.seed == 11
+        assert [s.bot for s in app.controller.seats] == [None, "medium", "medium", "medium"]
+        await step(pilot)  # the human is Captain in round 1: Space flips
+        assert game.turn_number == 1 or game.phase.value == "move"
+    assert storage.has_current(tmp_path)
+
+
+async def test_setup_refuses_a_table_the_rules_do_not_allow(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(SetupScreen())
+        await pilot.pause()
+        app.screen.query_one("#variant-low-blows").value = True
+        app.screen.query_one("#variant-two-flips").value = True
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen) and app.controller is None
+        assert any("cannot be combined" in n.message for n in app._notifications)
+
+
+async def test_resume_from_the_title_screen(tmp_path):
+    first = create_app(AppOptions(seats=quick_seats(2, "Ann"), seed=4, speed="instant", lang="en",
+                                  data_dir=tmp_path, stats=False))
+    async with first.run_test(size=(120, 40)) as pilot:
+        for _ in range(6):
+            await step(pilot)
+    first.flush_saves()  # the app has stopped: its last save is on disk
+    turns = first.controller.game.turn_number
+    app = title_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert not app.screen.query_one("#title-menu").get_option("resume").disabled
+        await pilot.press("down", "enter")
+        await settle(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert app.controller.game.turn_number == turns and app.controller.game.names[0] == "Ann"
+
+
+async def test_help_and_quit_confirmation(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(1, "Ann"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, TableScreen)
+        await pilot.press("q")
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("n")  # stay
+        assert isinstance(app.screen, TableScreen) and app.is_running
+        await pilot.press("q", "y")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_a_terminal_below_80x24_gets_a_notice_not_a_broken_table(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(3, "Ann"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "too small (70x20)" in str(app.screen.query_one("#too-small").render())
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_the_table_speaks_german(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(2, "Ann"), seed=1, speed="instant", lang="de",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        assert "Kapitän" in str(table.query_one("#table-info").render())
+        assert "Runde 1 beginnt." in table.log_lines
+
+
+def test_cards_show_family_letter_number_splashes_and_height():
+    card = CARDS[1][12]
+    assert large_lines(card, 5, 3) == (" B  12 ", " *5 x3 ")
+    assert compact_text(card, 5, 1) == "B12*5  "
+    assert compact_text(CARDS[8][7], 3, 4) == "I 7*3x4"
+
+
+def test_the_cursor_moves_among_legal_cells_only():
+    targets = [(0, 0), (2, 0), (1, 1), (0, 4)]
+    assert step_cursor((0, 0), targets, 1, 0) == (2, 0)  # straight ahead first
+    assert step_cursor((0, 0), targets, 0, 1) == (1, 1)  # then off to the side
+    assert step_cursor((0, 0), targets, -1, 0) == (0, 0)  # nothing there: stay
+    for target in targets:
+        path = keys_to((0, 0), target, targets)
+        cell = (0, 0)
+        for key in path:
+            cell = step_cursor(cell, targets, *{"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}[key])
+        assert cell == target
+
+
+def test_saves_are_atomic_and_leave_no_temporary_files(tmp_path):
+    record = {"format": "duckcover-record/1", "players": []}
+    storage.save_current(record, tmp_path)
+    storage.save_current({**record, "seed": 3}, tmp_path)
+    assert storage.load_current(tmp_path)["seed"] == 3
+    assert os.listdir(tmp_path / "games") == ["current.json"]
+    finished = storage.save_finished(record, tmp_path)
+    assert finished.parent.name == "finished" and not storage.has_current(tmp_path)
+    assert storage.load_current(tmp_path) is None
+
+
+async def test_keys_press_helper_reaches_the_grid(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(1, "Ann"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "space")
+        await settle(pilot)
+        table = table_of(app)
+        grid = table.query_one("#own-grid")
+        if table.chooser is not None:
+            start = grid.cursor
+            await pilot.press("right")
+            assert grid.cursor in grid.targets
+            assert grid.cursor == keys_and_cell(start, grid.targets)
+
+
+def keys_and_cell(start, targets):
+    return step_cursor(start, targets, 1, 0)
