@@ -8,10 +8,16 @@ How it decides (see docs in the module's functions):
 - Every candidate move is played out against the SAME sampled futures (common random numbers),
   in a compact tops-only simulator: per seat a dict cell -> visible number. Covered cards never
   come back and never score, so nothing else matters for the rest of the round.
-- Everybody in a rollout plays a fast greedy-like policy; the rollout ends like the round does
-  (a single stack, the Discard limit, the turn cap) and scores the seat's round score against
-  the table's mean (plus points for several stacks, minus the top for a single stack).
-- Successive halving spends the budget (rollouts per decision) on the moves still in contention.
+- Everybody in a rollout plays greedy (cover the costliest neighbour, else a random duck): the
+  baseline's own policy, and fast. The rollout ends like the round does (a single stack, the
+  Discard limit, the turn cap) and scores our round score against the others' mean (plus
+  points for several stacks, minus the top for a single stack), so the race is in the sums:
+  ending on one stack ourselves, or an opponent ending while our high cards are still visible.
+- The candidates are every cover and the few best-placed ducks (rollout noise is large next to
+  the gaps between moves); successive halving spends the budget on the moves still in
+  contention. `budget` is the most rollouts per decision; a cap on simulated moves keeps the
+  long rollouts of a round's first turns within the same time.
+- Low-blows gifts and placements use quick rules (see `_gift`, `_place`), no search.
 """
 from __future__ import annotations
 
@@ -22,7 +28,6 @@ from collections import Counter
 from duckcover.bot import Bot
 from duckcover.cards import MAX, REPEAT
 from duckcover.game import Phase
-from duckcover.grid import cover_targets, duck_targets
 from duckcover.moves import Move
 from duckcover.rules import COOPERATIVE, LOW_BLOWS, PRESSURE, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS
 
@@ -114,7 +119,6 @@ class Simulator:
         self.double_minus = rules.has(PRESSURE) and view.round_index == view.rounds - 1
         self.turn0 = len(view.history) + 1
         self.knowledge = Knowledge(view)
-        self.smart_self = True
         self.steps = 0  # simulated seat moves so far: the search's deterministic measure of work
         self.grids = [{cell: g.cells[cell][-1].number for cell in g.cells} for g in view.grids]
 
@@ -162,10 +166,6 @@ class Simulator:
                 where[number] = to
                 return
 
-    def _apply(self, g, origin, to):
-        number = g.pop(origin)
-        g[to] = number
-
     # --- rollouts -----------------------------------------------------------------------
     def scores(self, grids) -> list[int]:
         value = self.value
@@ -209,15 +209,22 @@ class Simulator:
                 origins = [c for o in options for c in self._origins(g, w, o)] if s != self.seat else ()
                 if origins and len(g) > 1:
                     self._greedy(g, w, origins, rng.random)
-            start = self.starts[index] = (grids, wheres, draw)
+            slots = []  # number -> cell (None: not visible), the fast lookup of the plain play-out
+            for w in wheres:
+                slot = [None] * 15
+                for n, c in w.items():
+                    slot[n] = c
+                slots.append(slot)
+            start = self.starts[index] = (grids, wheres, draw, slots)
         return start
 
     def rollout(self, my_move, options, index: int) -> float:
         """Play `my_move` (origin, to) on the current call, then the rest of the round, in sample `index`."""
         k = self.knowledge
-        base_grids, base_wheres, base_draw = self._start(index, options)
+        base_grids, base_wheres, base_draw, base_slots = self._start(index, options)
         grids = [dict(g) for g in base_grids]
-        wheres = [dict(w) for w in base_wheres]
+        plain = not (self.two_flips or self.low_blows)
+        wheres = [w[:] for w in base_slots] if plain else [dict(w) for w in base_wheres]
         seat = self.seat
         if my_move is not None:
             origin, to = my_move
@@ -225,7 +232,9 @@ class Simulator:
             number = g.pop(origin)
             if to in g:
                 covered = g[to]
-                if w.get(covered) == to:
+                if plain:
+                    w[covered] = None
+                elif w.get(covered) == to:
                     del w[covered]
             g[to] = number
             w[number] = to
@@ -235,7 +244,7 @@ class Simulator:
         draw = list(base_draw)
         pile = list(k.pile)
         seed = self.seeds[index]
-        if not (self.two_flips or self.low_blows):
+        if plain:
             return self._play_out_plain(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, seed, self.noise, self.offsets[index])
         return self._play_out(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, random.Random(seed))
 
@@ -249,8 +258,6 @@ class Simulator:
         by_number = max_key[1:] == sorted(max_key[1:])
         limit = self.limit if self.limit is not None else 1 << 30
         seats = list(zip(grids, wheres))
-        me = self.seat
-        smart = self.smart_self
         work = 0
         while turn < TURN_CAP:
             turn += 1
@@ -277,7 +284,7 @@ class Simulator:
                     top = max(g.values()) if by_number else max(g.values(), key=max_key.__getitem__)
                     origin = w[top]
                 else:
-                    origin = w.get(code)
+                    origin = w[code]
                     if origin is None:
                         continue
                 moved = True
@@ -291,24 +298,21 @@ class Simulator:
                         best_to, best = to, value[n]
                 number = g.pop(origin)
                 if best_to is not None:
-                    del w[g[best_to]]
+                    w[g[best_to]] = None
                     g[best_to] = number
                     w[number] = best_to
                     if len(g) == 1:
                         single = True
                     continue
-                if smart and s == me:
-                    to = self._smart_duck(g, origin)
-                else:
-                    cells = list(g)
-                    k = (offset + turn * 8 + s * 2) & MASK
-                    while True:  # a random empty side of a random other stack (one always exists)
-                        cx, cy = cells[int(noise[k] * len(cells))]
-                        r = int(noise[k + 1] * 4)
-                        k = (k + 2) & MASK
-                        to = (cx, cy - 1) if r == 0 else (cx - 1, cy) if r == 1 else (cx + 1, cy) if r == 2 else (cx, cy + 1)
-                        if to not in g and to != origin:
-                            break
+                cells = list(g)
+                k = (offset + turn * 8 + s * 2) & MASK
+                while True:  # a random empty side of a random other stack (one always exists)
+                    cx, cy = cells[int(noise[k] * len(cells))]
+                    r = int(noise[k + 1] * 4)
+                    k = (k + 2) & MASK
+                    to = (cx, cy - 1) if r == 0 else (cx - 1, cy) if r == 1 else (cx + 1, cy) if r == 2 else (cx, cy + 1)
+                    if to not in g and to != origin:
+                        break
                 g[to] = number
                 w[number] = to
             if single:
@@ -322,24 +326,6 @@ class Simulator:
                 pile.append(flip)
         self.steps += work + 1
         return self.outcome(grids)
-
-    def _smart_duck(self, g, origin):
-        """Duck where the next call of this card can cover the costliest neighbour (origin already lifted)."""
-        value = self.value
-        best_to, best = None, -1
-        for cx, cy in g:
-            for to in ((cx, cy - 1), (cx - 1, cy), (cx + 1, cy), (cx, cy + 1)):
-                if to in g or to == origin:
-                    continue
-                x, y = to
-                worth = 0
-                for near in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)):
-                    n = g.get(near)
-                    if n is not None and value[n] > worth:
-                        worth = value[n]
-                if worth > best:
-                    best_to, best = to, worth
-        return best_to
 
     def _play_out(self, grids, wheres, draw, pile, discards, previous, turn, rng) -> float:
         rand = rng.random
@@ -378,6 +364,7 @@ class Simulator:
                     if origins:
                         greedy(g, w, origins, rand)
                         moved = True
+                        self.steps += 2  # this general loop costs about twice the plain one
             if moved or two_flips or (low_blows and not options and codes):
                 pile.extend(codes)
             else:
