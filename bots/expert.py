@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections import Counter
 
 from duckcover.bot import Bot
@@ -194,7 +195,6 @@ class Simulator:
         self.starts: list = [None] * len(seeds)
         table = random.Random(seeds[0])
         self.noise = [table.random() for _ in range(NOISE + 32)]  # 26 cards past the mask at most
-        self.offsets = [table.randrange(NOISE) for _ in seeds]
 
     def _start(self, index: int, options) -> tuple:
         """Sample `index` before our move: the others' answers to the current call (they choose at
@@ -245,7 +245,7 @@ class Simulator:
         pile = list(k.pile)
         seed = self.seeds[index]
         if plain:
-            return self._play_out_plain(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, seed, self.noise, self.offsets[index])
+            return self._play_out_plain(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, seed, self.noise, seed & MASK)
         return self._play_out(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, random.Random(seed))
 
     def _play_out_plain(self, grids, wheres, draw, pile, discards, previous, turn, seed, noise, offset) -> float:
@@ -450,7 +450,11 @@ class ExpertBot(Bot):
         totals = [sim.rollout(action, options, 0) for action in actions]
         rollouts = len(moves)
         done = 1  # samples so far for every live candidate (shared seeds: common random numbers)
+        counts = [1] * len(moves)
         rounds = max(1, math.ceil(math.log2(len(moves))))
+        # An optional wall-clock limit (the app may set one) cuts the search short; without it
+        # the work depends on the budget alone, so a seed replays the same decision anywhere.
+        deadline = time.perf_counter() + 0.8 * self.time_limit if self.time_limit else None
         for r in range(rounds):
             # Spend the remaining work evenly over the remaining rounds, in simulated moves:
             # early in a round rollouts are long, so fewer of them fit (the time bound holds).
@@ -459,12 +463,17 @@ class ExpertBot(Bot):
             per = min(per, budget - done)
             if per > 0:
                 for i in alive:
+                    if deadline is not None and time.perf_counter() > deadline:
+                        break
                     action = actions[i]
                     totals[i] += sum(sim.rollout(action, options, j) for j in range(done, done + per))
+                    counts[i] += per
                 done += per
                 rollouts += per * len(alive)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
             if r < rounds - 1:  # keep the better half; the survivors share every sample so far
                 alive.sort(key=lambda i: (totals[i], i))
                 alive = alive[: (len(alive) + 1) // 2]
-        best = min(alive, key=lambda i: (totals[i], i))
+        best = min(alive, key=lambda i: (totals[i] / counts[i], i))
         return moves[best]
