@@ -366,7 +366,9 @@ class TableScreen(Screen):
         self.refresh_table()
         outcome = game.results[-1]
         self.log_line(t("log.round_end", round=len(game.results), reason=t(f"reason.{outcome.reason}")), bold=True)
-        self.app.push_screen(RoundEndScreen(self.ctl, auto=self.options.watch), self.after_round_end)
+        # After the refresh, so the table behind the scorepad shows the round's last line.
+        self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
+                                self.after_round_end)
 
     def after_round_end(self, _result=None) -> None:
         game = self.ctl.game
