@@ -143,3 +143,26 @@ def test_a_wall_clock_limit_still_answers_legally():
     bot.time_limit = 0.05  # far less than the budget needs: the search stops early
     move = decide(bot, game.view(0))
     assert game.view(0).is_legal(move)
+
+
+@pytest.mark.parametrize("variant", ["surprises", "two-flips"])
+def test_knowledge_mid_turn_holds_the_real_draw_deck(variant):
+    """While seats choose, the flipped card is out of the deck; Surprises leave 2 unknown cards."""
+    game = Game(4, Rules(variants=frozenset([variant])), seed=5)
+    bots = [GreedyBot() for _ in range(4)]
+    extra = 2 if variant == "surprises" else 0
+    checked = 0
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        game.flip()
+        while game.phase in (Phase.MOVE, Phase.GIFT, Phase.PLACE):
+            known = Knowledge(game.view(0))
+            real = sorted(draw_deck(game))
+            pool = list(known.pool)
+            for card in real:
+                pool.remove(card)  # ValueError if a real card were missing from the pool
+            assert len(pool) in (0, extra) and known.draw_size == game.draw_size
+            checked += 1
+            game.play([bot.choose(game.view(seat)) if seat in game.awaiting else None for seat, bot in enumerate(bots)])
+    assert checked > 20
