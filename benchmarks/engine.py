@@ -9,13 +9,15 @@ import argparse
 import time
 
 from duckcover.game import Game
-from duckcover.harness import DecisionRandom, decision_key
 from duckcover.moves import Phase
 from duckcover_bots.greedy import GreedyBot
 
 
 def play(bots: list[GreedyBot], seed: int) -> Game:
-    """harness.play_game without the safety net: this measures the engine, not the guard."""
+    """harness.play_game without the safety net or per-decision reseeding: this measures the
+    engine (views, legality, moves, scoring) and the bots, not the harness around them."""
+    for seat, bot in enumerate(bots):
+        bot.rng.seed(seed * 8 + seat)  # seeded games, bot by bot
     game = Game(4, seed=seed)
     while not game.over:
         if game.phase is Phase.ROUND_OVER:
@@ -27,17 +29,13 @@ def play(bots: list[GreedyBot], seed: int) -> Game:
                 views = [game.view(seat) for seat in choosing]  # all built before any move applies
                 moves = [None] * 4
                 for seat, view in zip(choosing, views):
-                    bot = bots[seat]
-                    bot.rng.reseed(decision_key(seed, seat, game.round_index, game.turn_number, 0))
-                    moves[seat] = bot.choose(view)
+                    moves[seat] = bots[seat].choose(view)
                 game.play(moves)
     return game
 
 
 def run(games: int, seed: int = 0) -> tuple[int, float, int]:
     bots = [GreedyBot() for _ in range(4)]
-    for bot in bots:
-        bot.rng = DecisionRandom()
     flips = 0
     start = time.perf_counter()
     for game_seed in range(seed, seed + games):
