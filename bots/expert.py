@@ -247,10 +247,10 @@ class Simulator:
         pile = list(k.pile)
         seed = self.seeds[index]
         if plain:
-            return self._play_out_plain(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, seed, self.noise, seed & MASK)
+            return self._play_out_plain(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, self.noise, seed & MASK)
         return self._play_out(grids, wheres, draw, pile, k.discards, k.previous, self.turn0, random.Random(seed))
 
-    def _play_out_plain(self, grids, wheres, draw, pile, discards, previous, turn, seed, noise, offset) -> float:
+    def _play_out_plain(self, grids, wheres, draw, pile, discards, previous, turn, noise, offset) -> float:
         """The common case (one flip a turn, no gifts), inlined: this loop is the bot's hot spot.
 
         Random ducks read `noise` at an index fixed by (turn, seat), so a seat's luck in a sample
