@@ -55,17 +55,7 @@ class DuckCoverApp(App):
         self.call_after_refresh(self.check_size)
 
     def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
-        bots = []
-        for seat, spec in enumerate(seats):
-            if spec.human:
-                bots.append(None)
-                continue
-            try:
-                bots.append(load_bot(spec.bot, seed=game.seed + seat))
-            except DuckError as err:
-                self.notify(t("notify.bot_load", spec=spec.bot, error=str(err)), severity="error")
-                bots.append(load_bot("medium", seed=game.seed + seat))
-        return TurnController(game, seats, bots)
+        return TurnController(game, seats, loader=load_bot)
 
     def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
         game = Game([s.name for s in seats], rules, seed)

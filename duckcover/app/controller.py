@@ -7,7 +7,7 @@ have chosen, so nobody (human or bot) ever sees another seat's choice before the
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..bot import Bot
@@ -35,10 +35,15 @@ class Reveal:
 
 
 class TurnController:
-    def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None]):
+    def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
+                 loader: Callable[[str, int], Bot] | None = None):
         self.game = game
         self.seats = list(seats)
-        self.bots = list(bots)
+        # Bots load on first use, in the worker that asks them: finding installed bots scans
+        # the package metadata, which the first frame of the table should not wait for.
+        self.bots: list[Bot | None] = list(bots) if bots else [None] * game.n
+        self.loader = loader
+        self.load_errors: list[str] = []
         self.views: dict[int, PlayerView] = {}
         self.chosen: dict[int, Move | None] = {}
         self.before: list[dict] = []
@@ -77,11 +82,24 @@ class TurnController:
         """Runs in a worker thread: reads views and the game, changes nothing."""
         moves = {}
         for seat in seats:
-            move, failure = bot_decision(self.bots[seat], self.views[seat], self.game.seed, self.game)
+            move, failure = bot_decision(self.bot(seat), self.views[seat], self.game.seed, self.game)
             if failure:
                 self.fallbacks.append((seat, self.game.round_index, self.game.turn_number, failure))
             moves[seat] = move
         return moves
+
+    def bot(self, seat: int) -> Bot:
+        """The seat's bot, loaded now if needed; a spec that cannot load gets a medium bot."""
+        bot = self.bots[seat]
+        if bot is None:
+            spec, seed = self.seats[seat].bot or "medium", self.game.seed + seat
+            try:
+                bot = self.loader(spec, seed)
+            except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
+                self.load_errors.append(t("notify.bot_load", spec=spec, error=str(err)))
+                bot = self.loader("medium", seed)
+            self.bots[seat] = bot
+        return bot
 
     def submit(self, seat: int, move: Move | None) -> None:
         view = self.views.get(seat)

@@ -6,8 +6,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Static
+
+# The setup and title widgets (Select, Input, OptionList...) are imported where they are
+# used: a game started from the command line opens straight on the table without them.
 
 from ..errors import RulesError
 from ..i18n import t
@@ -34,6 +36,8 @@ class TitleScreen(Screen):
         self.can_resume = can_resume
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import OptionList
+        from textual.widgets.option_list import Option
         with Vertical(id="title-box"):
             with Center():
                 yield Static(TITLE_ART.strip("\n"), id="title-art")
@@ -52,6 +56,7 @@ class TitleScreen(Screen):
         yield Footer()
 
     def on_screen_resume(self) -> None:
+        from textual.widgets import OptionList
         # Back from the Games screen: the game in progress may have been deleted (or saved).
         from .. import storage
 
@@ -89,6 +94,7 @@ class SetupScreen(Screen):
         self._bindings.bind("ctrl+s", "start", t("setup.start"))
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Button, Checkbox, Input, Label, Select
         kinds = [(t("seat.human"), "human")] + [(t(f"difficulty.{d}"), d) for d in DIFFICULTY_NAMES]
         kinds += [(t("setup.bot_named", name=name), name) for name in installed_bots()]
         with VerticalScroll(id="setup"):
@@ -124,6 +130,7 @@ class SetupScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        from textual.widgets import Input
         self.show_seats(self.seat_count)
         if self.app.is_headless:  # tests and screenshots: a blinking cursor never matches twice
             for field in self.query(Input):
@@ -148,6 +155,7 @@ class SetupScreen(Screen):
         self.app.pop_screen()
 
     def chosen(self) -> tuple[list[SeatSpec], Rules, int | None]:
+        from textual.widgets import Checkbox, Input, Select
         seats = []
         for seat in range(self.seat_count):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
@@ -202,6 +210,7 @@ class QuitScreen(ModalScreen[bool]):
         self._bindings.bind("n,escape", "answer(False)", t("quit.no"))
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Button
         with Vertical(id="quit-box"):
             yield Static(t("quit.question"))
             yield Static(t("quit.saved"), classes="dim")

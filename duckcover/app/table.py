@@ -93,11 +93,11 @@ class TableScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#log", RichLog).can_focus = False
         self.apply_size()
-        self.refresh_table()
-        self.call_after_refresh(self.begin)
+        self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
         self.log_line(t("log.round_start", round=self.ctl.game.round_index + 1), bold=True)
+        self.refresh_table()
         self.advance()
 
     def on_resize(self) -> None:
@@ -167,8 +167,8 @@ class TableScreen(Screen):
         text.append(f" ({spec.bot})" if spec.bot else f" ({t('seat.human')})", style="dim")
         if seat == game.captain:
             text.append(f" [{t('word.captain')}]", style="bold yellow")
-        text.append("  " + t("table.stacks", count=game.stack_count(seat)))
-        text.append("  " + t("table.total", total=game.totals[seat]))
+        text.append(" " + t("table.stacks", count=game.stack_count(seat)))
+        text.append(", " + t("table.total", total=game.totals[seat]))
         return text
 
     def status_text(self) -> Text:
@@ -324,6 +324,8 @@ class TableScreen(Screen):
         worker = event.worker
         if worker.group != "bots" or worker.name != f"bots-{self.token}":
             return
+        while self.ctl.load_errors:
+            self.app.notify(self.ctl.load_errors.pop(0), severity="error")
         if event.state is WorkerState.SUCCESS:
             for seat, move in worker.result.items():
                 self.ctl.chosen[seat] = move

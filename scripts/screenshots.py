@@ -1,0 +1,89 @@
+"""Write screenshots/*.svg from the real app: seeded, speed instant, played by keys.
+
+    python scripts/screenshots.py [OUT_DIR]
+
+Every picture comes from `duckcover.app.create_app` exactly as `duckcover` builds it; the
+README shows them.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
+from duckcover.app.autoplay import play_to_end, settle, step, table_of
+from duckcover.app.screens import HelpScreen, RoundEndScreen, SetupScreen
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def choosing(pilot) -> None:
+    for _ in range(60):
+        await step(pilot)
+        if table_of(pilot.app).chooser is not None:
+            return
+
+
+async def later_choice(pilot) -> None:
+    """A few turns in, so grids have stacks and ducks outside the start."""
+    for _ in range(14):
+        await step(pilot)
+    await choosing(pilot)
+
+
+async def round_over(pilot) -> None:
+    for _ in range(500):
+        await step(pilot)
+        await settle(pilot)
+        if isinstance(pilot.app.screen, RoundEndScreen):
+            return
+
+
+async def open_setup(pilot) -> None:
+    pilot.app.push_screen(SetupScreen())
+
+
+async def open_help(pilot) -> None:
+    await settle(pilot)
+    pilot.app.push_screen(HelpScreen())
+
+
+SHOTS = [
+    # name, seats, seed, size, what to do first
+    ("title", None, 1, (100, 30), None),
+    ("setup", None, 1, (100, 34), open_setup),
+    ("table-2-players", lambda: quick_seats(1, "Connie"), 5, (120, 40), later_choice),
+    ("table-4-players", lambda: quick_seats(3, "Connie"), 5, (120, 40), later_choice),
+    ("table-7-players", lambda: quick_seats(6, "Connie"), 5, (120, 40), choosing),
+    ("table-80x24", lambda: quick_seats(3, "Connie"), 5, (80, 24), later_choice),
+    ("round-end", lambda: quick_seats(3, "Connie"), 5, (120, 40), round_over),
+    ("game-end", lambda: [SeatSpec("Connie"), SeatSpec("Jackson", "medium"), SeatSpec("Gwen", "medium")], 5,
+     (100, 30), play_to_end),
+    ("help", lambda: quick_seats(2, "Connie"), 1, (100, 34), open_help),
+]
+
+
+async def shoot(name, seats, seed, size, action, out: Path, data: Path) -> Path:
+    app = create_app(AppOptions(seats=seats() if seats else None, seed=seed, speed="instant", lang="en",
+                                data_dir=data / name, save=False, stats=False))
+    async with app.run_test(size=size) as pilot:
+        if action is not None:
+            await action(pilot)
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        app.save_screenshot(filename=f"{name}.svg", path=str(out))
+    return out / f"{name}.svg"
+
+
+async def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data:
+        for shot in SHOTS:
+            path = await shoot(*shot, out=out, data=Path(data))
+            print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "screenshots"))
