@@ -42,7 +42,9 @@ class AppOptions:
 
 def quick_seats(bots: int, name: str | None, difficulty: str = "medium", watch: bool = False) -> list[SeatSpec]:
     """`--bots N`: you plus N bots; `--watch`: every seat a bot."""
-    seats = [] if watch else [SeatSpec(name or "You")]
+    from ..i18n import t
+
+    seats = [] if watch else [SeatSpec(name or t("seat.you"))]
     taken = {seats[0].name} if seats else set()
     names = [n for n in BOT_NAMES if n not in taken]
     seats += [SeatSpec(names[i], difficulty) for i in range(bots)]

@@ -102,7 +102,9 @@ class GridWidget(Widget):
 
     @property
     def cell_size(self) -> tuple[int, int]:
-        return (9, 3) if self.large else (8, 1)
+        if self.large:
+            return 9, 3
+        return (8, 1) if self.can_focus else (7, 1)  # a grid nobody chooses in needs no marker column
 
     # --- keys and mouse -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -203,6 +205,8 @@ class GridWidget(Widget):
     def _compact(self, stack: Stack | None, mark: str | None, at_cursor: bool) -> Text:
         sign = {"cover": "^", "duck": "+", "pick": "?", "called": "*"}.get(mark or "", " ")
         marker = Text(">" if at_cursor else sign, style=CURSOR if at_cursor else Style(bold=True))
+        if not self.can_focus:
+            marker = Text()
         if stack:
             card = stack[-1]
             style = card_style(card)
@@ -215,4 +219,4 @@ class GridWidget(Widget):
             word = t("mark.duck")[:7].center(7)
             style = DUCK_STYLE + Style(reverse=True) if at_cursor else DUCK_STYLE
             return marker + Text(word, style=style)
-        return Text(" " * 8)
+        return Text(" " * self.cell_size[0])

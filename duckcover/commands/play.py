@@ -91,6 +91,9 @@ def check_bot(spec: str) -> str | None:
 
 
 def run(args) -> int:
+    from ..i18n import detect, set_language
+
+    set_language(args.lang or detect())  # before the default seat names are chosen
     try:
         options = build_options(args)
     except ValueError as err:
@@ -106,9 +109,8 @@ def run(args) -> int:
         try:
             record = storage.load_current(options.data_dir)
             if record is None:
-                from ..i18n import set_language, detect, t
+                from ..i18n import t
 
-                set_language(options.lang or detect())
                 return fail(t("play.no_resume"))
             replay(record)
         except RecordError as err:
