@@ -33,7 +33,8 @@ class SeatPanel(Vertical):
         super().__init__(**kwargs)
         self.seat = seat
         self.title = Static(classes="seat-title")
-        self.grid = GridWidget(seat, large=large, focusable=large, id="own-grid" if large else None)
+        self.grid = GridWidget(seat, large=large, focusable=large, narrow=not large,
+                               id="own-grid" if large else None)
 
     def compose(self) -> ComposeResult:
         yield self.title

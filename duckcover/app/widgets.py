@@ -60,10 +60,12 @@ class GridWidget(Widget):
             super().__init__()
             self.grid, self.cell = grid, cell
 
-    def __init__(self, seat: int, large: bool = False, focusable: bool = False, **kwargs) -> None:
+    def __init__(self, seat: int, large: bool = False, focusable: bool = False, narrow: bool = False,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.seat = seat
         self.large = large
+        self.narrow = narrow  # compact without the marker column: for grids nobody chooses in
         self.can_focus = focusable
         self.cells: Mapping[Cell, Stack] = {}
         self.splashes: tuple[int, ...] = (0,) * 12
@@ -104,7 +106,7 @@ class GridWidget(Widget):
     def cell_size(self) -> tuple[int, int]:
         if self.large:
             return 9, 3
-        return (8, 1) if self.can_focus else (7, 1)  # a grid nobody chooses in needs no marker column
+        return (7, 1) if self.narrow else (8, 1)
 
     # --- keys and mouse -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -205,7 +207,7 @@ class GridWidget(Widget):
     def _compact(self, stack: Stack | None, mark: str | None, at_cursor: bool) -> Text:
         sign = {"cover": "^", "duck": "+", "pick": "?", "called": "*"}.get(mark or "", " ")
         marker = Text(">" if at_cursor else sign, style=CURSOR if at_cursor else Style(bold=True))
-        if not self.can_focus:
+        if self.narrow:
             marker = Text()
         if stack:
             card = stack[-1]
