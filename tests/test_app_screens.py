@@ -151,3 +151,23 @@ async def test_keys_press_helper_reaches_the_grid(tmp_path):
 
 def keys_and_cell(start, targets):
     return step_cursor(start, targets, 1, 0)
+
+
+async def test_a_click_on_a_marked_cell_plays_it(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(1, "Ann"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(140, 60)) as pilot:  # tall enough that the grid never scrolls
+        table = table_of(app)
+        for _ in range(20):
+            if table.chooser is not None:
+                break
+            await step(pilot)
+        await pilot.pause()  # the marked grid is laid out and drawn: click what is on screen
+        grid = table.query_one("#own-grid")
+        target = next(cell for cell, kind in grid.marks.items() if kind == "duck")
+        x0, y0, _, _ = grid.bounds()
+        width, height = grid.cell_size
+        turns = app.controller.game.turn_number
+        await pilot.click("#own-grid", offset=((target[0] - x0) * width + 2, (target[1] - y0) * height))
+        await settle(pilot, lambda: app.controller.game.turn_number > turns)
+        assert app.controller.game.last_turn.moves[0].to == target
