@@ -238,6 +238,9 @@ class TableScreen(Screen):
         log.write(Text(line, style="bold") if isinstance(line, str) and bold else line)
 
     def set_prompt(self, text: str) -> None:
+        explain = self._shown.get("#explain")
+        if explain and self.has_class("-small") and self.ctl.game.phase in CHOOSING:
+            text = f"{explain}\n{text}"  # the middle of the table is folded away: say it here
         self.prompt_text = text
         self.put("#prompt", text)
 
