@@ -111,6 +111,7 @@ async def test_a_killed_game_resumes_identically(tmp_path):
         # Same grids, same turn, same totals; the flip in progress was not saved, so the deck
         # still holds it ...
         assert {**state_of(game), "draw": game.draw_size - 1} == before
+        assert table_of(resumed).log_lines[0].startswith(f"Game resumed: round 1, after flip {game.turn_number}")
         action = await step(pilot)  # ... and the Captain (the human, round 1) flips the same card again
         assert action == "flip" and game.flips == flips and game.draw_size == draw
         await play_to_end(pilot)

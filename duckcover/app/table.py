@@ -97,7 +97,11 @@ class TableScreen(Screen):
         self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
-        self.log_line(t("log.round_start", round=self.ctl.game.round_index + 1), bold=True)
+        game = self.ctl.game
+        if game.turn_number:  # a resumed game
+            self.log_line(t("log.resumed", round=game.round_index + 1, turn=game.turn_number), bold=True)
+        else:
+            self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
         self.refresh_table()
         self.advance()
 
