@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from ..bot import Bot
 from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
-from ..game import CHOOSING, Game, Phase
-from ..grid import Cell, neighbours
+from ..game import Game, Phase
+from ..grid import neighbours
 from ..i18n import t
 from ..moves import Move, Turn
 from ..record import to_record
@@ -207,11 +207,3 @@ class TurnController:
         for code in self.game.flips:
             labels.append(t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code))
         return " + ".join(labels)
-
-
-def is_choosing(game: Game) -> bool:
-    return game.phase in CHOOSING
-
-
-def outside_start(cell: Cell) -> bool:
-    return cell not in START_CELLS

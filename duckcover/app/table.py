@@ -14,7 +14,6 @@ from ..game import CHOOSING, Phase
 from ..i18n import t
 from ..moves import Move
 from ..rules import TWO_FLIPS
-from .cards import card_label
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import GridWidget
@@ -68,7 +67,6 @@ class TableScreen(Screen):
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        game = self.ctl.game
         yield Static(id="status")
         with Horizontal(id="top"):
             with VerticalScroll(id="opponents"):
@@ -85,7 +83,6 @@ class TableScreen(Screen):
                 yield Static(id="prompt")
             yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
         yield Footer()
-        del game
 
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
@@ -119,7 +116,7 @@ class TableScreen(Screen):
 
     # --- drawing ------------------------------------------------------------------------
     def refresh_table(self) -> None:
-        game, ctl = self.ctl.game, self.ctl
+        game = self.ctl.game
         splashes = game.rules.splashes
         for panel in self.query(SeatPanel):
             seat = panel.seat
@@ -141,7 +138,6 @@ class TableScreen(Screen):
         self.put("#totals", self.totals_text())
         self.put("#prompt", self.prompt_text)
         self.update_bindings()
-        del ctl
 
     def update_bindings(self) -> None:
         """Refresh the footer only when what the keys can do has changed."""
