@@ -151,7 +151,10 @@ class TableScreen(Screen):
         key = content.markup if isinstance(content, Text) else content
         if self._shown.get(selector) != key:
             self._shown[selector] = key
-            self.query_one(selector, Static).update(content)
+            widget = self.query_one(selector, Static)
+            widget.update(content)
+            if selector == "#explain":
+                widget.display = bool(key)  # no empty line in the middle of the table
 
     def grid_of(self, seat: int):
         """What the table shows of a seat: while it chooses, its grid before any move applies."""
