@@ -26,15 +26,21 @@ def current_path(root: Path | None = None) -> Path:
     return games_dir(root) / CURRENT
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a reader sees the old file or the new one, never a mix."""
+def atomic_write(path: Path, text: str, durable: bool = False) -> None:
+    """Write `text` to `path` so that a reader sees the old file or the new one, never a mix.
+
+    The rename is atomic, so a killed process leaves one or the other. `durable` also
+    fsyncs, which only matters if the machine itself loses power; the per-turn save skips it
+    to stay fast.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -70,7 +76,7 @@ def save_finished(record: dict, root: Path | None = None, now: datetime | None =
     """Keep a finished game and drop the in-progress save."""
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%S%fZ")
     path = games_dir(root) / FINISHED / f"{stamp}.json"
-    atomic_write(path, dumps(record))
+    atomic_write(path, dumps(record), durable=True)
     discard_current(root)
     return path
 

@@ -162,3 +162,42 @@ async def test_choices_under_the_variants_are_made_by_keys(tmp_path, variants, m
             assert "choose-place" in actions
             assert any(t.gifts is not None for r in app.controller.game.rounds for t in r.turns)
         assert app.controller.game.over
+
+
+CHILD = """
+import asyncio, json, pathlib, sys, time
+from duckcover.app import AppOptions, create_app, quick_seats
+from duckcover.app.autoplay import step, table_of
+async def main():
+    app = create_app(AppOptions(seats=quick_seats(2, "Connie"), seed=1, speed="instant", lang="en",
+                                data_dir=pathlib.Path(sys.argv[1]), stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(11):
+            await step(pilot)
+        while table_of(app).state != "await-flip":
+            await step(pilot)
+        game = app.controller.game
+        grids = [sorted((list(c), [card.number for card in s]) for c, s in game.grid(p).items()) for p in range(game.n)]
+        print(json.dumps({"turn": game.turn_number, "totals": game.totals, "grids": grids}), flush=True)
+        time.sleep(60)  # the parent kills us here: no shutdown, no flush
+asyncio.run(main())
+"""
+
+
+async def test_a_game_killed_with_sigkill_loses_nothing(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        seen = json.loads(child.stdout.readline())
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    app = create_app(AppOptions(resume=True, speed="instant", lang="en", data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)):
+        game = app.controller.game
+        grids = [sorted((list(c), [card.number for card in s]) for c, s in game.grid(p).items()) for p in range(game.n)]
+        now = json.loads(json.dumps({"turn": game.turn_number, "totals": game.totals, "grids": grids}))
+        assert now == seen  # same turn, same totals, every stack where it was

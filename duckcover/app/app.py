@@ -105,23 +105,21 @@ class DuckCoverApp(App):
         ctl = self.controller
         if ctl is None or not self.options.save:
             return
-        record = ctl.record()  # built now, on the UI thread, so it is this turn's state
-        self.saver.submit(self._write, record, ctl.game.over)
-
-    def _write(self, record: dict, finished: bool) -> None:
-        """Runs on the one saver thread, in turn order: JSON and disk stay off the UI thread."""
+        # Written before the next turn starts (a few ms, no fsync): a kill at any moment
+        # after a turn finds that turn on disk. Only the statistics go to a thread.
+        record = ctl.record()
         try:
-            if finished:
+            if ctl.game.over:
                 storage.save_finished(record, self.data_root)
             else:
                 storage.save_current(record, self.data_root)
         except OSError as err:
-            self.tell_from_saver(t("notify.save_failed", error=str(err)), "error")
-        if finished and self.options.stats:
-            self.add_stats(record)
+            self.notify(t("notify.save_failed", error=str(err)), severity="error")
+        if ctl.game.over and self.options.stats:
+            self.saver.submit(self.add_stats, record)
 
     def flush_saves(self) -> None:
-        """Wait until every submitted save is on disk."""
+        """Wait until the statistics of a finished game are written too."""
         self.saver.submit(lambda: None).result()
 
     def add_stats(self, record: dict) -> None:
