@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from rich.style import Style
-from rich.text import Text
 
 from ..cards import Card
 
@@ -41,8 +40,3 @@ def compact_text(card: Card, splashes: int, height: int) -> str:
     """One 7-character line: `B12*5x3`."""
     text = f"{family_letter(card.family)}{card.number:>2}*{splashes}" + (f"x{height}" if height > 1 else "")
     return f"{text:<7}"[:7]
-
-
-def card_label(card: Card) -> Text:
-    """A short inline card for prose: `B12` in the family's colours."""
-    return Text(f"{family_letter(card.family)}{card.number}", style=card_style(card))
