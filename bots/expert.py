@@ -437,8 +437,32 @@ class ExpertBot(Bot):
                 best, best_worth = move, worth
         return best
 
+    # --- advice (the app's hint key) --------------------------------------------------------
+    def analyse(self, view, budget=None):
+        """Every shortlisted move with its estimate, best first: [(move, estimate)].
+
+        The estimate is what `choose` minimises: the mean over rollouts of our round score
+        minus the others' mean (the team total if cooperative); lower is better. Gifts and
+        placements use quick rules, so their one move comes with NaN. `budget` overrides the
+        rollouts for this call only. Reads `view` alone, like `choose`.
+        """
+        if not view.candidates:
+            return []
+        if view.phase is Phase.GIFT:
+            return [(self._gift(view), math.nan)]
+        if view.phase is Phase.PLACE:
+            return [(self._place(view), math.nan)]
+        moves = shortlist(view, view.legal_moves())
+        saved = self.budget
+        if budget is not None:
+            self.budget = budget
+        try:
+            return self._search(view, moves, ranked=True)
+        finally:
+            self.budget = saved
+
     # --- the search --------------------------------------------------------------------------
-    def _search(self, view, moves):
+    def _search(self, view, moves, ranked=False):
         sim = Simulator(view)
         origin_of = {card: cell for card, cell in view.candidates}
         actions = [(origin_of[m.card], m.to) for m in moves]
@@ -477,5 +501,9 @@ class ExpertBot(Bot):
             if r < rounds - 1:  # keep the better half; the survivors share every sample so far
                 alive.sort(key=lambda i: (totals[i], i))
                 alive = alive[: (len(alive) + 1) // 2]
+        if ranked:  # the survivors first (most samples), then the moves halved away earlier
+            order = sorted(alive, key=lambda i: (totals[i] / counts[i], i))
+            order += sorted(set(range(len(moves))) - set(alive), key=lambda i: (totals[i] / counts[i], i))
+            return [(moves[i], totals[i] / counts[i]) for i in order]
         best = min(alive, key=lambda i: (totals[i] / counts[i], i))
         return moves[best]

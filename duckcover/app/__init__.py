@@ -6,12 +6,18 @@ from .options import AppOptions, SeatSpec, quick_seats
 
 
 def create_app(options: AppOptions | None = None):
-    """A ready DuckCoverApp for these options (language set before any screen is built)."""
+    """A ready DuckCoverApp for these options (language set before any screen is built:
+    `--lang`, else the saved settings, else the locale)."""
     options = options or AppOptions()
-    i18n.set_language(options.lang or i18n.detect())
+    from ..settings import load
+
+    settings, problem = load(options.data_dir)  # a broken file: defaults, and a notice in the app
+    i18n.set_language(options.lang or settings.lang or i18n.detect())
     from .app import DuckCoverApp
 
-    return DuckCoverApp(options)
+    app = DuckCoverApp(options)
+    app.settings, app.settings_problem = settings, problem
+    return app
 
 
 __all__ = ["AppOptions", "SeatSpec", "create_app", "quick_seats"]

@@ -42,6 +42,9 @@ class DuckCoverApp(App):
     # --- start --------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.title = t("app.title")
+        problem = getattr(self, "settings_problem", None)  # set by create_app
+        if problem:
+            self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)
         if not self.is_headless and getattr(self.console, "color_system", None) in ("standard", "windows"):
             self.theme = "ansi-dark"  # 16 colours: let the terminal's own palette speak
         if self.options.speed == "instant":

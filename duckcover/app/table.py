@@ -61,6 +61,7 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self._bindings.bind("space,f", "flip", t("key.flip"))
+        self._bindings.bind("t", "hint", t("key.hint"))
         self._bindings.bind("escape", "back", t("key.back"))
         self._bindings.bind("pageup", "log_scroll(-1)", show=False)
         self._bindings.bind("pagedown", "log_scroll(1)", show=False)
@@ -141,7 +142,7 @@ class TableScreen(Screen):
 
     def update_bindings(self) -> None:
         """Refresh the footer only when what the keys can do has changed."""
-        key = (self.state == "await-flip", self.check_action("back", ()))
+        key = (self.state == "await-flip", self.check_action("back", ()), self.check_action("hint", ()))
         if key != self._bindings_key:
             self._bindings_key = key
             self.refresh_bindings()
@@ -494,7 +495,17 @@ class TableScreen(Screen):
         log = self.query_one("#log", RichLog)
         (log.scroll_page_down if direction > 0 else log.scroll_page_up)()
 
+    def action_hint(self) -> None:
+        from . import hint
+
+        if self.check_action("hint", ()):
+            hint.request(self)
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "hint":  # a human is choosing and the settings allow hints
+            from .hint import enabled
+
+            return self.state == "choosing" and self.chooser is not None and enabled(self.app)
         if action == "flip":
             return self.state == "await-flip"
         if action == "back":

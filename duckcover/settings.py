@@ -1,0 +1,59 @@
+"""The player's settings (language, hints), kept as JSON in the data directory.
+
+`load()` never raises: a missing file gives the defaults, a broken one gives the defaults and
+a one-line reason the app shows as a notice. `save()` writes atomically.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import i18n
+from .paths import data_dir
+
+FILE_NAME = "settings.json"
+
+
+@dataclass(frozen=True)
+class Settings:
+    lang: str | None = None  # None: --lang or the locale decides
+    hints: bool = True  # the hint key at the table; off for serious games
+
+
+def settings_path(root: Path | None = None) -> Path:
+    return (root or data_dir()) / FILE_NAME
+
+
+def load(root: Path | None = None) -> tuple[Settings, str | None]:
+    """The saved settings and, if the file was unreadable, why (the defaults are used then)."""
+    path = settings_path(root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), None
+    except OSError as err:
+        return Settings(), f"{path}: {err.strerror or err}"
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        lang = data.get("lang")
+        if lang is not None and lang not in i18n.LANGUAGES:
+            raise ValueError(f"unknown language {lang!r}")
+        hints = data.get("hints", True)
+        if not isinstance(hints, bool):
+            raise ValueError("hints must be true or false")
+    except ValueError as err:  # json.JSONDecodeError is a ValueError
+        return Settings(), f"{path}: {err}"
+    return Settings(lang=lang, hints=hints), None
+
+
+def save(settings: Settings, root: Path | None = None) -> Path:
+    path = settings_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path

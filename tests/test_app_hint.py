@@ -1,0 +1,99 @@
+"""The hint key: the expert's two best moves for the human choosing now, from that seat's view."""
+from __future__ import annotations
+
+import pytest
+
+from duckcover.app import AppOptions, create_app, hint, quick_seats
+from duckcover.app.autoplay import settle, step, table_of
+from duckcover.settings import Settings, save
+
+
+@pytest.fixture(autouse=True)
+def quick_hints(monkeypatch):
+    monkeypatch.setattr(hint, "BUDGET", 40)  # a small search: the test checks the plumbing
+
+
+def options(tmp_path, seed=5, lang="en"):
+    return AppOptions(seats=quick_seats(2, "Connie"), seed=seed, speed="instant", lang=lang,
+                      data_dir=tmp_path, save=False, stats=False)
+
+
+async def until_choosing(pilot):
+    for _ in range(60):
+        await step(pilot)
+        table = table_of(pilot.app)
+        if table.chooser is not None:
+            return table
+    raise AssertionError("the human never had to choose")
+
+
+def footer_keys(app) -> set[str]:
+    return {binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values() if enabled}
+
+
+async def wait_for_hint(pilot, table):
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if any(line.startswith("Hint:") for line in table.log_lines):
+            return next(line for line in table.log_lines if line.startswith("Hint:"))
+    raise AssertionError("no hint came back")
+
+
+async def test_the_hint_key_shows_the_two_best_moves_with_estimates(tmp_path):
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await until_choosing(pilot)
+        view = table.ctl.views[table.chooser]
+        assert "t" in footer_keys(app)
+        await pilot.press("t")
+        line = await wait_for_hint(pilot, table)
+        assert line.count("against the others this round") == 2 and "next best:" in line
+        ranking = hint.analyse(view, table.ctl.game.seed)  # the same search answers the same
+        assert hint.describe(view, ranking) == line
+        best = ranking[0][0]
+        assert view.is_legal(best) and ranking[0][1] <= ranking[1][1]
+        # The cursor waits on the suggestion: the card to pick, or where it goes.
+        cursor = table.query_one("#own-panel").grid.cursor
+        origin = next(cell for card, cell in view.candidates if card == best.card)
+        assert cursor == (origin if table.stage == "pick" else best.to)
+
+
+async def test_hints_off_hide_the_key(tmp_path):
+    save(Settings(hints=False), tmp_path)
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await until_choosing(pilot)
+        assert "t" not in footer_keys(app)
+        await pilot.press("t")
+        await settle(pilot)
+        assert not any(line.startswith("Hint:") for line in table.log_lines)
+
+
+async def test_the_hint_speaks_the_players_language(tmp_path):
+    app = create_app(options(tmp_path, lang="de"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await until_choosing(pilot)
+        await pilot.press("t")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if any(line.startswith("Tipp:") for line in table.log_lines):
+                break
+        line = next(line for line in table.log_lines if line.startswith("Tipp:"))
+        assert "gegenüber den anderen in dieser Runde" in line and "zweitbester Zug" in line
+
+
+def test_the_expert_analysis_ranks_what_it_would_play():
+    from duckcover.game import Game, Phase
+    from duckcover_bots.expert import ExpertBot
+
+    game = Game(3, seed=4)
+    while game.phase is not Phase.MOVE:
+        game.flip()
+    view = game.view(game.awaiting[0])
+    ranking = ExpertBot(seed=7).analyse(view, budget=60)
+    estimates = [value for _, value in ranking]
+    assert len(ranking) >= 2 and all(view.is_legal(move) for move, _ in ranking)
+    assert ExpertBot(seed=7, budget=60).choose(view) == ranking[0][0]  # the same search as `choose`
+    assert len({move for move, _ in ranking}) == len(ranking)  # every shortlisted move once
+    # The last halving's survivors (most samples) come first, best first.
+    assert estimates[0] <= estimates[1]
