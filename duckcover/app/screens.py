@@ -49,6 +49,7 @@ class TitleScreen(Screen):
                     Option(t("title.resume"), id="resume", disabled=not self.can_resume),
                     Option(t("title.games"), id="games"),
                     Option(t("title.statistics"), id="statistics"),
+                    Option(t("title.settings"), id="settings"),
                     Option(t("title.rules"), id="rules"),
                     Option(t("title.quit"), id="quit"),
                     id="title-menu",
@@ -78,6 +79,10 @@ class TitleScreen(Screen):
             from .stats_screen import StatsScreen
 
             self.app.push_screen(StatsScreen())
+        elif choice == "settings":
+            from .settings_screen import SettingsScreen
+
+            self.app.push_screen(SettingsScreen())
         elif choice == "rules":
             self.app.action_help()
         elif choice == "quit":

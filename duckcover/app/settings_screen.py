@@ -1,0 +1,88 @@
+"""The Settings screen: language and hints, saved to settings.json in the data directory.
+
+A new language applies at once: the app's own keys are relabelled and the title screen is
+rebuilt (every screen takes its words from `t()` when it is built).
+"""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
+
+from .. import i18n
+from ..i18n import t
+from ..settings import Settings, save
+
+AUTO = "auto"  # the Select's value for "no saved language"
+
+
+class SettingsScreen(Screen):
+    DEFAULT_CSS = """
+    #settings { padding: 0 2; }
+    #settings .setup-label { width: 22; padding: 1 1 0 0; }
+    #settings-lang { width: 40; }
+    #settings-hints { height: auto; margin: 1 0 0 0; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bindings.bind("escape", "back", t("key.back"))
+        self._bindings.bind("ctrl+s", "save", t("settings.save"))
+
+    @property
+    def current(self) -> Settings:
+        return getattr(self.app, "settings", None) or Settings()
+
+    def compose(self) -> ComposeResult:
+        languages = [(t("settings.lang_auto"), AUTO)] + [(t(f"lang.{code}"), code) for code in i18n.LANGUAGES]
+        with VerticalScroll(id="settings"):
+            yield Label(t("settings.title"), classes="heading")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("settings.language"), classes="setup-label")
+                yield Select(languages, value=self.current.lang or AUTO, allow_blank=False, id="settings-lang")
+            yield Checkbox(t("settings.hints"), value=self.current.hints, id="settings-hints")
+            yield Static(t("settings.hints_note"), classes="dim")
+            with Horizontal(classes="setup-row buttons"):
+                yield Button(t("settings.save"), variant="primary", id="save")
+                yield Button(t("key.back"), id="back")
+        yield Footer()
+
+    def chosen(self) -> Settings:
+        lang = self.query_one("#settings-lang", Select).value
+        hints = self.query_one("#settings-hints", Checkbox).value
+        return Settings(lang=None if lang == AUTO else str(lang), hints=bool(hints))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_save() if event.button.id == "save" else self.action_back()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_save(self) -> None:
+        app = self.app
+        settings = self.chosen()
+        try:
+            save(settings, app.options.data_dir)
+        except OSError as err:
+            app.notify(t("settings.save_failed", error=str(err)), severity="error")
+            return
+        old_lang = i18n.language()
+        app.settings = settings
+        new_lang = settings.lang or app.options.lang or i18n.detect()
+        i18n.set_language(new_lang)
+        relabel_app_keys(app)
+        app.notify(t("settings.saved"))
+        if new_lang != old_lang:
+            app.go_title()  # rebuilt in the new language
+        else:
+            app.pop_screen()
+
+
+def relabel_app_keys(app) -> None:
+    """The app-wide keys were labelled when the app was built: label them again."""
+    app.title = t("app.title")
+    for key in ("q", "question_mark"):
+        app._bindings.key_to_bindings.pop(key, None)
+    app.bind("q", "request_quit", description=t("key.quit"))
+    app.bind("question_mark", "help", description=t("key.help"), key_display="?")

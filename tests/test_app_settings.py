@@ -1,0 +1,90 @@
+"""Settings: chosen on their screen, saved as JSON, read back at start; a broken file is a notice."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from duckcover import i18n
+from duckcover.app import AppOptions, create_app
+from duckcover.app.screens import TitleScreen
+from duckcover.app.settings_screen import SettingsScreen
+from duckcover.settings import Settings, load, save, settings_path
+
+
+@pytest.fixture(autouse=True)
+def keep_language():
+    previous = i18n.language()
+    yield
+    i18n.set_language(previous)
+
+
+def title_app(tmp_path, lang=None):
+    return create_app(AppOptions(speed="instant", lang=lang, data_dir=tmp_path, save=False, stats=False))
+
+
+def menu_texts(app) -> list[str]:
+    from textual.widgets import OptionList
+
+    menu = app.screen.query_one("#title-menu", OptionList)
+    return [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
+
+
+async def open_settings(pilot):
+    from textual.widgets import OptionList
+
+    menu = pilot.app.screen.query_one("#title-menu", OptionList)
+    menu.highlighted = [o.id for o in menu._options].index("settings")
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, SettingsScreen)
+
+
+async def test_settings_screen_saves_language_and_hints_and_the_title_speaks_german(tmp_path):
+    app = title_app(tmp_path, lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert "Settings" in menu_texts(app)
+        await open_settings(pilot)
+        from textual.widgets import Checkbox, Select
+
+        app.screen.query_one("#settings-lang", Select).value = "de"
+        app.screen.query_one("#settings-hints", Checkbox).value = False
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, TitleScreen)
+        assert "Neues Spiel" in menu_texts(app) and "Einstellungen" in menu_texts(app)
+        assert app.settings == Settings(lang="de", hints=False)
+        # The app's own keys are relabelled.
+        assert app.screen.active_bindings["q"].binding.description == "Beenden"
+        assert app.screen.active_bindings["question_mark"].binding.description == "Hilfe"
+    assert json.loads(settings_path(tmp_path).read_text()) == {"lang": "de", "hints": False}
+
+
+async def test_saved_settings_choose_the_language_at_start(tmp_path):
+    save(Settings(lang="fr"), tmp_path)
+    app = title_app(tmp_path)
+    async with app.run_test(size=(100, 30)):
+        assert "Nouvelle partie" in menu_texts(app)
+    # --lang still wins over the saved choice.
+    app = title_app(tmp_path, lang="de")
+    async with app.run_test(size=(100, 30)):
+        assert "Neues Spiel" in menu_texts(app)
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"lang": "xx"}', '{"hints": "yes"}'])
+async def test_a_broken_settings_file_is_ignored_with_a_notice(tmp_path, content):
+    settings_path(tmp_path).write_text(content)
+    app = title_app(tmp_path, lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TitleScreen)
+        notices = [n.message for n in app._notifications]
+        assert any("Settings file ignored" in n and "settings.json" in n for n in notices)
+        assert app.settings == Settings()
+
+
+def test_load_without_a_file_gives_the_defaults(tmp_path):
+    assert load(tmp_path) == (Settings(), None)
+    save(Settings(lang="de", hints=False), tmp_path / "new" / "dir")
+    assert load(tmp_path / "new" / "dir") == (Settings(lang="de", hints=False), None)
