@@ -239,7 +239,10 @@ class TableScreen(Screen):
     def log_line(self, line: str | Text, bold: bool = False) -> None:
         self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
         log = self.query_one("#log", RichLog)
-        log.write(Text(line, style="bold") if isinstance(line, str) and bold else line)
+        log.write(Text(line, style="bold") if isinstance(line, str) and bold else line, scroll_end=False)
+        # Scroll now, not after the next refresh: a scorepad pushed right after must find the
+        # log at its last line (and screenshots must not depend on which callback ran first).
+        log.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def set_prompt(self, text: str) -> None:
         explain = self._shown.get("#explain")
