@@ -113,35 +113,8 @@ def delete_saved(path: Path) -> None:
 
 
 def resume(record: dict):
-    """The game a saved record describes, ready to continue exactly as it would have.
-
-    The record's flips all came off the top of the draw deck, so the deck left over is the
-    round's order minus those flips, from the top. Replaying a flip by its number may take
-    another copy of that number out of the deck (engine bug, see tests/test_app_engine_bugs.py),
-    which would change every later draw; the order is rebuilt here so Resume stays identical.
-    """
+    """The game a saved record describes, ready to continue exactly as it would have: the
+    record keeps the seed, and forced flips come off the top of the realized deck."""
     from .record import replay
 
-    game = replay(record)
-    if game.rounds and game.round.outcome is None:
-        draw = _draw_left(game.round)
-        if draw is not None and sorted(draw) == sorted(game._draw):
-            game._draw = draw
-    return game
-
-
-def _draw_left(log) -> list[int] | None:
-    """The draw deck (bottom first, as the engine keeps it) after the round's recorded flips."""
-    draw = list(reversed(log.deck))
-    reshuffles = iter(log.reshuffles)
-    for turn in log.turns:
-        for code in turn.flips:
-            if not draw:
-                order = next(reshuffles, None)
-                if order is None:
-                    return None
-                draw = list(reversed(order))
-            if draw[-1] != code:
-                return None  # a hand-written record that did not draw from the top
-            draw.pop()
-    return draw
+    return replay(record)
