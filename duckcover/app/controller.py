@@ -104,9 +104,9 @@ class TurnController:
     def submit(self, seat: int, move: Move | None) -> None:
         view = self.views.get(seat)
         if view is None:
-            raise IllegalMoveError("this seat has nothing to choose now", seat)
+            raise IllegalMoveError(t("error.nothing_to_choose"), seat)
         if not view.is_legal(move):
-            raise IllegalMoveError(f"{move} is not legal now", seat)
+            raise IllegalMoveError(t("error.illegal_move"), seat)
         self.chosen[seat] = move
 
     def ready(self) -> bool:

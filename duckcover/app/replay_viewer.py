@@ -346,10 +346,12 @@ class ReplayScreen(Screen):
 
     def seat_title(self, seat: int, step: Step) -> Text:
         timeline = self.timeline
+        from .words import bot_label
+
         text = Text(timeline.names[seat], style="bold")
         bot = timeline.bots[seat] if seat < len(timeline.bots) else None
         if bot:
-            text.append(f" ({bot})", style="dim")
+            text.append(f" ({bot_label(bot)})", style="dim")
         if seat == step.captain:
             text.append(f" [{t('word.captain')}]", style="bold yellow")
         text.append("  " + t("replay.seat_total", total=step.totals[seat]))

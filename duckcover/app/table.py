@@ -17,6 +17,7 @@ from ..rules import TWO_FLIPS
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import GridWidget
+from .words import bot_label, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
 
@@ -169,7 +170,7 @@ class TableScreen(Screen):
         text = Text()
         text.append(game.names[seat], style="bold")
         spec = self.ctl.seats[seat]
-        text.append(f" ({spec.bot})" if spec.bot else f" ({t('seat.human')})", style="dim")
+        text.append(f" ({bot_label(spec.bot)})" if spec.bot else f" ({t('seat.human')})", style="dim")
         if seat == game.captain:
             text.append(f" [{t('word.captain')}]", style="bold yellow")
         text.append(" " + t("table.stacks", count=game.stack_count(seat)))
@@ -190,7 +191,7 @@ class TableScreen(Screen):
         text.append("  " + t("table.captain_is", name=game.names[game.captain]))
         variants = sorted(game.rules.variants)
         if variants:
-            text.append("  [" + ", ".join(variants) + "]", style="dim")
+            text.append("  [" + ", ".join(variant_label(v) for v in variants) + "]", style="dim")
         if small:
             pile, discard = game.pile, game.discard
             limit = game.rules.discard_limit(game.n)

@@ -1,0 +1,17 @@
+"""Names the app shows for things the engine knows by id: bot difficulties and variants."""
+from __future__ import annotations
+
+from ..i18n import t
+from .bots import DIFFICULTY_NAMES
+
+
+def bot_label(spec: str) -> str:
+    """A difficulty in the player's language; any other bot by its own (untranslated) name."""
+    return t(f"level.{spec}") if spec in DIFFICULTY_NAMES else spec
+
+
+def variant_label(name: str) -> str:
+    try:
+        return t(f"variant_name.{name}")
+    except KeyError:  # a variant newer than the catalogues: its id is still better than nothing
+        return name
