@@ -37,6 +37,14 @@ def large_lines(card: Card, splashes: int, height: int) -> tuple[str, str]:
 
 
 def compact_text(card: Card, splashes: int, height: int) -> str:
-    """One 7-character line: `B12*5x3`."""
-    text = f"{family_letter(card.family)}{card.number:>2}*{splashes}" + (f"x{height}" if height > 1 else "")
-    return f"{text:<7}"[:7]
+    """One 7-character line: `B12*5x3`. A stack of ten or more drops the padding and then
+    the splashes rather than cutting its height short (`B 1*0x11`, `B12x10`)."""
+    letter, height_text = family_letter(card.family), f"x{height}" if height > 1 else ""
+    for text in (
+        f"{letter}{card.number:>2}*{splashes}{height_text}",
+        f"{letter}{card.number}*{splashes}{height_text}",
+        f"{letter}{card.number}{height_text}",
+    ):
+        if len(text) <= 7:
+            return f"{text:<7}"
+    return text[:7]

@@ -106,7 +106,7 @@ class GridWidget(Widget):
     def cell_size(self) -> tuple[int, int]:
         if self.large:
             return 9, 3
-        return (7, 1) if self.narrow else (8, 1)
+        return (8, 1)
 
     # --- keys and mouse -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -208,7 +208,7 @@ class GridWidget(Widget):
         sign = {"cover": "^", "duck": "+", "pick": "?", "called": "*"}.get(mark or "", " ")
         marker = Text(">" if at_cursor else sign, style=CURSOR if at_cursor else Style(bold=True))
         if self.narrow:
-            marker = Text()
+            marker = Text(" ")  # no marks here, but a gap so neighbouring cards never run together
         if stack:
             card = stack[-1]
             style = card_style(card)
