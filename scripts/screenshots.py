@@ -41,6 +41,23 @@ async def round_over(pilot) -> None:
             return
 
 
+async def open_settings(pilot) -> None:
+    from duckcover.app.settings_screen import SettingsScreen
+
+    pilot.app.push_screen(SettingsScreen())
+
+
+async def ask_hint(pilot) -> None:
+    """A few turns in, the hint key: the expert's two best moves, in the log and a notice."""
+    await later_choice(pilot)
+    table = table_of(pilot.app)
+    await pilot.press("t")
+    for _ in range(500):
+        await pilot.pause(0.02)
+        if len(table.log_lines) and table.log_lines[-1].startswith("Hint:"):
+            return
+
+
 async def open_setup(pilot) -> None:
     pilot.app.push_screen(SetupScreen())
 
@@ -62,11 +79,18 @@ SHOTS = [
     ("game-end", lambda: [SeatSpec("Connie"), SeatSpec("Jackson", "medium"), SeatSpec("Gwen", "medium")], 5,
      (100, 30), play_to_end),
     ("help", lambda: quick_seats(2, "Connie"), 1, (100, 34), open_help),
+    ("settings", None, 1, (100, 30), open_settings),
+    ("hint", lambda: quick_seats(3, "Connie"), 5, (120, 40), ask_hint),
+    ("table-german", lambda: quick_seats(3, "Connie"), 5, (120, 40), later_choice),
 ]
 
 
+LANGUAGE = {"table-german": "de"}  # every other picture in English
+
+
 async def shoot(name, seats, seed, size, action, out: Path, data: Path) -> Path:
-    app = create_app(AppOptions(seats=seats() if seats else None, seed=seed, speed="instant", lang="en",
+    lang = LANGUAGE.get(name, "en")
+    app = create_app(AppOptions(seats=seats() if seats else None, seed=seed, speed="instant", lang=lang,
                                 data_dir=data / name, save=False, stats=False))
     async with app.run_test(size=size) as pilot:
         if action is not None:
