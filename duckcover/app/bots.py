@@ -1,6 +1,8 @@
 """The app's one door to bots: loading a spec and asking a bot for a decision safely."""
 from __future__ import annotations
 
+import threading
+
 from ..bot import Bot
 from ..game import Game, Phase
 from ..harness import DecisionRandom, decision_key
@@ -31,19 +33,40 @@ def bot_decision(bot: Bot, view: PlayerView, seed: int, game: Game) -> tuple[Mov
     """The bot's move for `view` (a legal one), and why a fallback was used, if it was.
 
     Runs in a worker thread: it reads the game (for the fallback) but never changes it.
-    The RNG is reseeded per decision so a resumed game plays on exactly as before.
+    The RNG is reseeded per decision so a resumed game plays on exactly as before. The bot
+    itself runs in a daemon thread of its own with a hard time limit, so a bot that never
+    answers costs one fallback move, never the game.
     """
-    from ..safety import fallback_move, sanitize
+    from ..safety import DEFAULT_HARD_LIMIT, fallback_move, hard_limit_for, sanitize
 
     if not isinstance(bot.__dict__.get("rng"), DecisionRandom):
         bot.rng = DecisionRandom()
     step = 1 if view.phase is Phase.PLACE else 0
     bot.rng.reseed(decision_key(seed, view.seat, view.round_index, len(view.history), step))
-    try:
-        move = sanitize(bot.choose(view))
-        if view.is_legal(move):
-            return move, None
-        reason = f"illegal answer {move}"
-    except Exception as err:  # noqa: BLE001 - somebody else's bot: fall back, never crash
+    answer: list = []
+
+    def ask() -> None:
+        try:
+            answer.append(("move", bot.choose(view)))
+        except BaseException as err:  # noqa: BLE001 - somebody else's bot: fall back, never crash
+            answer.append(("error", err))
+
+    thread = threading.Thread(target=ask, name=f"bot-{view.seat}", daemon=True)
+    thread.start()
+    limit = hard_limit_for(bot, DEFAULT_HARD_LIMIT)
+    thread.join(limit)
+    if not answer:
+        reason = f"no answer within {limit:g} s"
+    elif answer[0][0] == "error":
+        err = answer[0][1]
         reason = f"{type(err).__name__}: {err}"
+    else:
+        try:
+            move = sanitize(answer[0][1])
+        except Exception as err:  # noqa: BLE001 - a malformed answer is the bot's fault, not ours
+            move, reason = None, f"malformed answer: {err}"
+        else:
+            if view.is_legal(move):
+                return move, None
+            reason = f"illegal answer {move}"
     return fallback_move(game, view.seat), reason
