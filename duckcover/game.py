@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, RulesError
-from .grid import Cell, Stack, cover_targets, duck_targets, fmt_cell, is_cover, is_duck, move_stack, why_illegal
+from .grid import Cell, Stack, cover_targets, duck_targets, is_cover, is_duck, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import CONSTRAINTS, LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
 from .view import PlayerView, make_view, shared_state
@@ -624,7 +624,3 @@ def game_outcome(rules: Rules, totals: tuple[int, ...], last_stacks: tuple[int, 
     fewest = min(last_stacks[seat] for seat in tied)
     winners = tuple(seat for seat in tied if last_stacks[seat] == fewest)
     return GameOutcome(totals, winners, "fewest-cards" if len(winners) == 1 else "shared")
-
-
-def describe_cell(cell: Cell) -> str:
-    return fmt_cell(cell)

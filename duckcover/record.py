@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cards import CARDS, Card, flip_name, parse_flip
-from .errors import DuckError, IllegalMoveError, ParseError, RulesError
+from .errors import DuckError, IllegalMoveError, RulesError
 from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
 from .moves import Move, Turn
-from .rules import LOW_BLOWS, TWO_FLIPS, Rules
+from .rules import TWO_FLIPS, Rules
 
 FORMAT = "duckcover-record/1"
 
