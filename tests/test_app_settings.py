@@ -88,3 +88,36 @@ def test_load_without_a_file_gives_the_defaults(tmp_path):
     assert load(tmp_path) == (Settings(), None)
     save(Settings(lang="de", hints=False), tmp_path / "new" / "dir")
     assert load(tmp_path / "new" / "dir") == (Settings(lang="de", hints=False), None)
+
+
+async def test_settings_at_the_table_switch_the_language_and_the_game_goes_on(tmp_path):
+    from textual.widgets import Checkbox, Select
+
+    from duckcover.app import quick_seats
+    from duckcover.app.autoplay import settle, step, table_of
+
+    app = create_app(AppOptions(seats=quick_seats(2, "Connie"), seed=5, speed="instant", lang="en",
+                                data_dir=tmp_path, save=False, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(60):
+            await step(pilot)
+            if table_of(app).chooser is not None:
+                break
+        old = table_of(app)
+        turn = app.controller.game.turn_number
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#settings-lang", Select).value = "de"
+        app.screen.query_one("#settings-hints", Checkbox).value = False
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        table = table_of(app)
+        assert table is not old and app.screen is table
+        assert table.log_lines[0] == (f"Spiel fortgesetzt: Runde 1, nach Zug {turn}." if turn else "Runde 1 beginnt.")
+        status = table.query_one("#status").render()
+        assert "Runde 1/3" in getattr(status, "plain", str(status))
+        # The same game, the same choice still open, and without the hint key now.
+        assert app.controller.game.turn_number == turn and table.chooser is not None
+        assert "t" not in {b.key for (_, b, enabled, _) in app.screen.active_bindings.values() if enabled}

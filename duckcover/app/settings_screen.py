@@ -1,7 +1,8 @@
 """The Settings screen: language and hints, saved to settings.json in the data directory.
 
-A new language applies at once: the app's own keys are relabelled and the title screen is
-rebuilt (every screen takes its words from `t()` when it is built).
+Opened from the title screen, or with `o` at the table. A new language applies at once: the
+app's own keys are relabelled and the screen underneath (title or table) is built again, since
+every screen takes its words from `t()` when it is built.
 """
 from __future__ import annotations
 
@@ -74,9 +75,22 @@ class SettingsScreen(Screen):
         relabel_app_keys(app)
         app.notify(t("settings.saved"))
         if new_lang != old_lang:
-            app.go_title()  # rebuilt in the new language
+            rebuild(app)
         else:
             app.pop_screen()
+
+
+def rebuild(app) -> None:
+    """Build the screen under Settings again, in the new language: the title, or the table of
+    the game in progress (it carries on from the game itself, like a resumed game)."""
+    from .table import TableScreen
+
+    at_table = any(isinstance(screen, TableScreen) for screen in app.screen_stack)
+    ctl = getattr(app, "controller", None)
+    if at_table and ctl is not None and not ctl.game.over:
+        app.show_table()
+    else:
+        app.go_title()
 
 
 def relabel_app_keys(app) -> None:

@@ -63,6 +63,7 @@ class TableScreen(Screen):
         self._bindings_key = None
         self._bindings.bind("space,f", "flip", t("key.flip"))
         self._bindings.bind("t", "hint", t("key.hint"))
+        self._bindings.bind("o", "settings", t("key.settings"), show=False)  # listed in the help
         self._bindings.bind("escape", "back", t("key.back"))
         self._bindings.bind("pageup", "log_scroll(-1)", show=False)
         self._bindings.bind("pagedown", "log_scroll(1)", show=False)
@@ -498,6 +499,11 @@ class TableScreen(Screen):
     def action_log_scroll(self, direction: int) -> None:
         log = self.query_one("#log", RichLog)
         (log.scroll_page_down if direction > 0 else log.scroll_page_up)()
+
+    def action_settings(self) -> None:
+        from .settings_screen import SettingsScreen
+
+        self.app.push_screen(SettingsScreen())
 
     def action_hint(self) -> None:
         from . import hint

@@ -92,8 +92,10 @@ def check_bot(spec: str) -> str | None:
 
 def run(args) -> int:
     from ..i18n import detect, set_language
+    from ..settings import load
 
-    set_language(args.lang or detect())  # before the default seat names are chosen
+    # Before the default seat names are chosen: --lang, else the saved settings, else the locale.
+    set_language(args.lang or load(args.data_dir)[0].lang or detect())
     try:
         options = build_options(args)
     except ValueError as err:
