@@ -97,3 +97,47 @@ def test_the_expert_analysis_ranks_what_it_would_play():
     assert len({move for move, _ in ranking}) == len(ranking)  # every shortlisted move once
     # The last halving's survivors (most samples) come first, best first.
     assert estimates[0] <= estimates[1]
+
+
+async def test_the_hint_reads_only_the_choosing_seats_own_view(tmp_path, monkeypatch):
+    from duckcover_bots.expert import ExpertBot
+
+    from duckcover.view import PlayerView
+
+    seen = []
+    real = ExpertBot.analyse
+
+    def spy(self, view, budget=None):
+        seen.append(view)
+        return real(self, view, budget)
+
+    monkeypatch.setattr(ExpertBot, "analyse", spy)
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await until_choosing(pilot)
+        await pilot.press("t")
+        await wait_for_hint(pilot, table)
+        (view,) = seen
+        assert isinstance(view, PlayerView) and view is table.ctl.views[table.chooser]
+        assert view.seat == table.chooser and table.ctl.is_human(view.seat)
+
+
+def test_gifts_and_placements_get_the_quick_rule_without_an_estimate():
+    from duckcover_bots.expert import ExpertBot
+
+    from duckcover.game import Game, Phase
+    from duckcover.rules import LOW_BLOWS, Rules
+
+    game = Game(3, Rules(variants=frozenset({LOW_BLOWS})), seed=2)
+    for _ in range(200):
+        if game.phase is Phase.GIFT:
+            break
+        if game.phase is Phase.FLIP:
+            game.flip()
+        else:
+            game.play([game.legal_moves(s)[0] if s in game.awaiting else None for s in range(game.n)])
+    assert game.phase is Phase.GIFT
+    view = game.view(game.awaiting[0])
+    (move, estimate), = ExpertBot(seed=1).analyse(view)
+    assert view.is_legal(move) and estimate != estimate  # NaN: a rule, not a search
+    assert hint.describe(view, [(move, estimate)]) == f"Hint: give {move.card.number} (a quick rule, no estimate)"
