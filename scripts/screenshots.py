@@ -86,13 +86,14 @@ SHOTS = [
 
 
 LANGUAGE = {"table-german": "de"}  # every other picture in English
+TOASTS = {"hint"}  # pictures that show notices (a test run hides them by default)
 
 
 async def shoot(name, seats, seed, size, action, out: Path, data: Path) -> Path:
     lang = LANGUAGE.get(name, "en")
     app = create_app(AppOptions(seats=seats() if seats else None, seed=seed, speed="instant", lang=lang,
                                 data_dir=data / name, save=False, stats=False))
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=name in TOASTS) as pilot:
         if action is not None:
             await action(pilot)
         await pilot.pause()
