@@ -141,3 +141,18 @@ def test_gifts_and_placements_get_the_quick_rule_without_an_estimate():
     (move, estimate), = ExpertBot(seed=1).analyse(view)
     assert view.is_legal(move) and estimate != estimate  # NaN: a rule, not a search
     assert hint.describe(view, [(move, estimate)]) == f"Hint: give {move.card.number} (a quick rule, no estimate)"
+
+
+async def test_asking_again_repeats_the_answer_without_a_new_search(tmp_path, monkeypatch):
+    calls = []
+    real = hint.analyse
+    monkeypatch.setattr(hint, "analyse", lambda view, seed: calls.append(view) or real(view, seed))
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await until_choosing(pilot)
+        await pilot.press("t")
+        first = await wait_for_hint(pilot, table)
+        await pilot.press("t")
+        await settle(pilot)
+        hints = [line for line in table.log_lines if line.startswith("Hint:")]
+        assert hints == [first, first] and len(calls) == 1

@@ -121,3 +121,15 @@ async def test_settings_at_the_table_switch_the_language_and_the_game_goes_on(tm
         # The same game, the same choice still open, and without the hint key now.
         assert app.controller.game.turn_number == turn and table.chooser is not None
         assert "t" not in {b.key for (_, b, enabled, _) in app.screen.active_bindings.values() if enabled}
+
+
+async def test_settings_that_cannot_be_saved_say_so_and_stay_open(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    app = title_app(blocked, lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await open_settings(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert any("Could not save the settings" in n.message for n in app._notifications)

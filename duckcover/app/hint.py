@@ -38,14 +38,24 @@ def request(table) -> None:
     """Ask the expert in a worker thread; the answer goes to the log, a notice and the cursor."""
     seat, token = table.chooser, table.token
     view, seed, app = table.ctl.views[seat], table.ctl.game.seed, table.app
+    asked = table.__dict__.setdefault("hints_asked", {})  # (seat, token) -> ranking, None while thinking
+    key = (seat, token)
+    if key in asked:  # asked again for the same choice: show the answer again, search nothing
+        if asked[key] is not None:
+            show(table, seat, token, view, asked[key])
+        return
+    asked.clear()
+    asked[key] = None
     table.log_line(t("hint.thinking"))
 
     def work() -> None:
         try:
             ranking = analyse(view, seed)
         except Exception as err:  # noqa: BLE001 - a hint must never end a game
+            asked.pop(key, None)
             app.call_from_thread(app.notify, t("hint.failed", error=str(err)), severity="warning")
             return
+        asked[key] = ranking
         app.call_from_thread(show, table, seat, token, view, ranking)
 
     table.run_worker(work, name="hint", group="hint", thread=True, exclusive=True, exit_on_error=False)
