@@ -14,6 +14,7 @@ from pathlib import Path
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from duckcover.app.autoplay import play_to_end, settle, step, table_of
+from duckcover.app.passplay import pass_and_play_seats
 from duckcover.app.screens import HelpScreen, RoundEndScreen, SetupScreen
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +40,17 @@ async def round_over(pilot) -> None:
         await settle(pilot)
         if isinstance(pilot.app.screen, RoundEndScreen):
             return
+
+
+async def hand_over(pilot) -> None:
+    """Pass-and-play: the screen that hides the table while the keyboard changes hands."""
+    from duckcover.app.handover import HandoverScreen
+
+    for _ in range(40):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, HandoverScreen):
+            return
+        await step(pilot)
 
 
 async def open_settings(pilot) -> None:
@@ -82,6 +94,7 @@ SHOTS = [
     ("settings", None, 1, (100, 30), open_settings),
     ("hint", lambda: quick_seats(3, "Connie"), 5, (120, 40), ask_hint),
     ("table-german", lambda: quick_seats(3, "Connie"), 5, (120, 40), later_choice),
+    ("handover", lambda: pass_and_play_seats(["Ann", "Ben"], 2), 3, (80, 24), hand_over),
 ]
 
 

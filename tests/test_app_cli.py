@@ -60,3 +60,23 @@ def test_rules_options_reach_the_game():
     rules = options.rules
     assert rules.max_by == "splashes" and rules.captain == "fixed"
     assert rules.variants == {"pressure", "madness"}
+
+
+def test_humans_and_bots_make_a_pass_and_play_table():
+    options = build_options(parse("--humans", "Ann, Ben", "--bots", "2", "--difficulty", "easy", "--no-handover"))
+    assert [(s.name, s.bot) for s in options.seats] == [("Ann", None), ("Ben", None), ("Jackson", "easy"),
+                                                      ("Gwen", "easy")]
+    assert options.handover is False
+    assert build_options(parse("--humans", "Ann,Gwen,Dan")).handover is True
+    names = [s.name for s in build_options(parse("--humans", "Jackson,Gwen", "--bots", "2")).seats]
+    assert len(set(names)) == 4
+
+
+@pytest.mark.parametrize("argv", [["--humans", "Ann"], ["--humans", "Ann,,Ben"], ["--humans", "Ann,ann"],
+                                  ["--humans", "A,B,C", "--bots", "5"], ["--humans", "A,B", "--watch"],
+                                  ["--humans", "A,B", "--name", "C"]])
+def test_bad_humans_are_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    assert cli.main(["play", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("duckcover: ") and err.count("\n") == 1 and "Traceback" not in err

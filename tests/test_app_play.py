@@ -121,7 +121,9 @@ async def test_a_killed_game_resumes_identically(tmp_path):
 
 async def test_several_humans_choose_in_turn_and_nothing_applies_before_the_reveal(tmp_path):
     seats = [SeatSpec("Ann"), SeatSpec("Bob"), SeatSpec("Jackson", "medium")]
-    app = create_app(AppOptions(seats=seats, seed=2, speed="instant", lang="en", data_dir=tmp_path, stats=False))
+    # Without the hand-over screens (test_app_passplay.py plays with them).
+    app = create_app(AppOptions(seats=seats, seed=2, speed="instant", lang="en", data_dir=tmp_path, stats=False,
+                                handover=False))
     async with app.run_test(size=(120, 40)) as pilot:
         game = app.controller.game
         table = table_of(app)

@@ -16,6 +16,7 @@ from ..rules import Rules
 from .bots import load_bot
 from .controller import TurnController
 from .options import AppOptions, SeatSpec
+from .passplay import read_sounds
 from .screens import HelpScreen, QuitScreen, TitleScreen, TooSmallScreen
 from .table import TableScreen
 
@@ -78,7 +79,8 @@ class DuckCoverApp(App):
                 self.push_screen(TitleScreen(False))
             return
         names, bots = read_players(record)
-        self.controller = self.make_controller(game, [SeatSpec(n, b) for n, b in zip(names, bots)])
+        sounds = read_sounds(record) + [None] * len(names)  # Madness: each player's own word
+        self.controller = self.make_controller(game, [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)])
         self.show_table()
 
     def show_table(self) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from textual import events
 
 from ..grid import Cell
+from .handover import HandoverScreen
 from .screens import GameOverScreen, RoundEndScreen
 from .table import SeatPanel, TableScreen
 from .widgets import DIRECTIONS, step_cursor
@@ -50,7 +51,7 @@ def table_of(app) -> TableScreen | None:
 def needs_human(app) -> bool:
     """True when the app waits for the keyboard (or the game is over)."""
     screen = app.screen
-    if isinstance(screen, (RoundEndScreen, GameOverScreen)):
+    if isinstance(screen, (RoundEndScreen, GameOverScreen, HandoverScreen)):
         return True
     if isinstance(screen, TableScreen):
         return screen.state == "await-flip" or screen.chooser is not None
@@ -107,6 +108,10 @@ async def step(pilot, strategy: Strategy = first_choice) -> str:
         await press(pilot, "enter")
         await settle(pilot, lambda: progress(app) != before)
         return "round-end"
+    if isinstance(screen, HandoverScreen):
+        await press(pilot, "enter")
+        await settle(pilot, lambda: progress(app) != before)
+        return "handover"
     if not isinstance(screen, TableScreen):
         return "other"
     if screen.state == "await-flip":

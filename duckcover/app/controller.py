@@ -22,6 +22,7 @@ from ..rules import MADNESS, TWO_FLIPS
 from ..view import PlayerView
 from .bots import bot_decision
 from .options import SeatSpec
+from .passplay import add_sounds, seat_sounds
 
 START_CELLS = {(x, y) for x in range(4) for y in range(3)}
 
@@ -62,7 +63,7 @@ class TurnController:
         return [spec.bot for spec in self.seats]
 
     def record(self) -> dict:
-        return to_record(self.game, bots=self.bot_specs())
+        return add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
 
     # --- a choice ---------------------------------------------------------------------------
     def open_choice(self) -> None:
@@ -126,8 +127,7 @@ class TurnController:
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:
         if self.game.rules.has(MADNESS):
-            sounds = t("madness.sounds").split(",")
-            return sounds[seat % len(sounds)].strip()
+            return seat_sounds(self.seats)[seat]  # each seat its own animal (pass-and-play: chosen)
         return t("word.quack")
 
     def gift_lines(self, gifts: Sequence[Move | None]) -> list[str]:

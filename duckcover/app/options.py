@@ -19,6 +19,7 @@ class SeatSpec:
 
     name: str
     bot: str | None = None
+    sound: str | None = None  # Madness: the word said instead of Quack (None: a default)
 
     @property
     def human(self) -> bool:
@@ -36,6 +37,7 @@ class AppOptions:
     resume: bool = False
     data_dir: Path | None = None  # None: duckcover.paths.data_dir()
     watch: bool = False
+    handover: bool = True  # pass-and-play: a hand-over screen before each human's private choice
     save: bool = True  # write the game record after every turn
     stats: bool = True  # add finished games to the statistics database
 

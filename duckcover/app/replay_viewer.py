@@ -8,7 +8,7 @@ back and forth is only a matter of showing another snapshot.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -23,8 +23,9 @@ from ..grid import Cell, Stack, fmt_cell, sorted_stacks
 from ..i18n import t
 from ..moves import Move, Turn
 from ..record import read_players, replay
-from ..rules import MADNESS, TWO_FLIPS
+from ..rules import TWO_FLIPS
 from .cards import family_letter
+from .passplay import read_sounds, sound_of
 from .widgets import GridWidget
 
 Grids = tuple[Mapping[Cell, Stack], ...]
@@ -53,6 +54,7 @@ class Timeline:
     bots: list[str | None]
     game: Game  # the whole record, replayed
     steps: list[Step]
+    sounds: list[str | None] = field(default_factory=list)  # Madness: players[i]["sound"]
 
     @property
     def rules(self):
@@ -81,7 +83,7 @@ def build_timeline(data: dict, final: Game | None = None) -> Timeline:
             before = _grids(game)
             _play_turn(game, turn)
             steps.append(_snapshot(game, index, turn_no, game.last_turn, before))
-    return Timeline(final.names, bots, final, steps)
+    return Timeline(final.names, bots, final, steps, read_sounds(data))
 
 
 def _grids(game: Game) -> Grids:
@@ -148,10 +150,7 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
 
 def quack_word(timeline: Timeline, seat: int) -> str:
     """Madness: each seat its animal sound (as at the table), else Quack."""
-    if timeline.rules.has(MADNESS):
-        sounds = t("madness.sounds").split(",")
-        return sounds[seat % len(sounds)].strip()
-    return t("word.quack")
+    return sound_of(timeline.sounds, timeline.rules, seat)  # the record's own words, if it has them
 
 
 def _move_line(timeline: Timeline, step: Step, seat: int, move: Move | None, placing: bool) -> str:

@@ -100,6 +100,8 @@ class SetupScreen(Screen):
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button, Checkbox, Input, Label, Select
+
+        from . import setup_passplay as passplay
         kinds = [(t("seat.human"), "human")] + [(t(f"difficulty.{d}"), d) for d in DIFFICULTY_NAMES]
         kinds += [(t("setup.bot_named", name=name), name) for name in installed_bots()]
         with VerticalScroll(id="setup"):
@@ -115,6 +117,8 @@ class SetupScreen(Screen):
                     yield Input(value=default, max_length=16, id=f"name-{seat}", classes="seat-name")
                     yield Select(kinds, value="human" if seat == 0 else "medium", allow_blank=False,
                                  id=f"kind-{seat}", classes="seat-kind")
+                yield passplay.sound_row(seat)  # shown for a human seat under Madness
+            yield passplay.handover_switch()  # shown once two seats are human
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.max_by"), classes="setup-label")
                 yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
@@ -142,13 +146,21 @@ class SetupScreen(Screen):
                 field.cursor_blink = False
 
     def show_seats(self, count: int) -> None:
+        from .setup_passplay import show_passplay
+
         for seat in range(MAX_SEATS):
             self.query_one(f"#seat-{seat}").display = seat < count
+        show_passplay(self, count)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "players" and isinstance(event.value, int):
             self.seat_count = event.value
-            self.show_seats(event.value)
+        if self.is_mounted and (event.select.id or "").startswith(("players", "kind-")):
+            self.show_seats(self.seat_count)
+
+    def on_checkbox_changed(self, event) -> None:
+        if self.is_mounted and event.checkbox.id == "variant-madness":
+            self.show_seats(self.seat_count)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
@@ -161,11 +173,13 @@ class SetupScreen(Screen):
 
     def chosen(self) -> tuple[list[SeatSpec], Rules, int | None]:
         from textual.widgets import Checkbox, Input, Select
+
+        from .setup_passplay import chosen_sound
         seats = []
         for seat in range(self.seat_count):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
             kind = self.query_one(f"#kind-{seat}", Select).value
-            seats.append(SeatSpec(name, None if kind == "human" else str(kind)))
+            seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
         variants = {name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value}
         rules = Rules(
             max_by=str(self.query_one("#max-by", Select).value),
@@ -186,6 +200,9 @@ class SetupScreen(Screen):
         if len(set(names)) != len(names):
             self.app.notify(t("setup.duplicate_names"), severity="error")
             return
+        from .setup_passplay import handover_wanted
+
+        self.app.options.handover = handover_wanted(self)
         self.app.start_game(seats, rules, seed)
 
 

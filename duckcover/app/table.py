@@ -273,7 +273,8 @@ class TableScreen(Screen):
                 self.state = "await-flip"
                 self.set_main_seat(game.captain)
                 self.refresh_table()
-                self.set_prompt(t("prompt.flip"))
+                self.set_prompt(t("prompt.flip_named", name=game.names[game.captain])
+                                if len(self.ctl.humans) > 1 else t("prompt.flip"))
                 self.update_bindings()
             else:
                 self.state = "flipping"
@@ -318,7 +319,10 @@ class TableScreen(Screen):
     def next_human(self) -> None:
         pending = self.ctl.humans_to_ask() if not self.options.watch else []
         if pending:
-            self.begin_human(pending[0])
+            if self.pass_and_play():
+                self.hand_over(pending[0])
+            else:
+                self.begin_human(pending[0])
             return
         self.chooser = None
         self.stage = ""
@@ -403,6 +407,29 @@ class TableScreen(Screen):
         self.advance()
 
     # --- a human's choice ---------------------------------------------------------------
+    def pass_and_play(self) -> bool:
+        """Several humans at one keyboard, who want their choices kept from each other."""
+        return self.options.handover and not self.options.watch and len(self.ctl.humans) > 1
+
+    def hand_over(self, seat: int) -> None:
+        """Hide the table (no marks left behind it), then let `seat` choose once they are ready."""
+        from .handover import HandoverScreen
+
+        game = self.ctl.game
+        self.chooser, self.stage, self.picked = None, "", None
+        self.state = "handover"
+        self.set_prompt("")
+        self.refresh_table()
+        where = t("handover.where", round=game.round_index + 1, turn=game.turn_number + 1,
+                  call=self.ctl.call_text())
+        token = self.token
+
+        def ready(_result=None) -> None:
+            if self.token == token and self.state == "handover" and self.is_attached:
+                self.begin_human(seat)
+
+        self.app.push_screen(HandoverScreen(game.names[seat], where), ready)
+
     def set_main_seat(self, seat: int) -> None:
         """Show `seat` as the large grid (pass-and-play: the human choosing now)."""
         if seat == self.main_seat:

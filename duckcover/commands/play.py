@@ -41,6 +41,10 @@ def add_parser(sub) -> None:
     parser.add_argument("--no-mouse", action="store_true", help="turn mouse tracking off (useful over SSH)")
     parser.add_argument("--lang", choices=LANGUAGES, help="language of the interface (default: from the locale)")
     parser.add_argument("--name", metavar="NAME", help="your name at the table")
+    parser.add_argument("--humans", metavar="NAMES",
+                        help='pass-and-play: several humans at one keyboard, e.g. --humans "Ann,Ben" (with --bots N)')
+    parser.add_argument("--no-handover", action="store_true",
+                        help="pass-and-play without the hand-over screen between humans")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME",
                         choices=[v for v in VARIANTS if v != ARTISTS_PACK], help="a variant (repeatable)")
     parser.add_argument("--max-by", choices=MAX_BY, default="number", help="what Max moves")
@@ -65,7 +69,13 @@ def build_options(args):
     except RulesError as err:
         raise ValueError(str(err)) from None
     seats = None
-    if args.watch or args.bots:
+    if args.humans is not None:
+        seats = table_from_humans(args)
+        try:
+            rules.check_players(len(seats))
+        except RulesError as err:
+            raise ValueError(str(err)) from None
+    elif args.watch or args.bots:
         bots = args.bots or 3
         seats = quick_seats(bots, args.name, args.difficulty, watch=args.watch)
         if args.watch and len(seats) < 2:
@@ -77,7 +87,22 @@ def build_options(args):
     return AppOptions(
         seats=seats, rules=rules, seed=args.seed, speed=args.speed, lang=args.lang,
         mouse=not args.no_mouse, resume=args.resume, data_dir=args.data_dir, watch=args.watch,
+        handover=not args.no_handover,
     )
+
+
+def table_from_humans(args):
+    """`--humans "Ann,Ben" [--bots N]`: those humans (in order), then N bots."""
+    from ..app.passplay import human_names, pass_and_play_seats
+
+    if args.watch:
+        raise ValueError("--humans and --watch do not go together (--watch has no humans)")
+    if args.name:
+        raise ValueError("--humans already names every human; drop --name")
+    seats = pass_and_play_seats(human_names(args.humans), args.bots or 0, args.difficulty)
+    if len(seats) > MAX_BOTS + 1:
+        raise ValueError(f"a table seats 2-{MAX_BOTS + 1} players, not {len(seats)} (--humans plus --bots)")
+    return seats
 
 
 def check_bot(spec: str) -> str | None:

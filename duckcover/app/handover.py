@@ -1,0 +1,40 @@
+"""The hand-over screen of pass-and-play: hides the whole table while the keyboard changes hands.
+
+It is a full Screen, not a modal: nothing of the table (grids, marks, prompt, log) shows
+through, so the next player cannot see what the previous one was about to choose.
+"""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ..i18n import t
+
+
+class HandoverScreen(Screen[None]):
+    DEFAULT_CSS = """
+    HandoverScreen { align: center middle; }
+    #handover { width: 64; max-width: 95%; height: auto; border: heavy $accent; padding: 1 2; }
+    #handover-title { text-style: bold; text-align: center; width: 100%; color: $accent; }
+    #handover-where { text-align: center; width: 100%; margin: 1 0 0 0; }
+    #handover-body { text-align: center; width: 100%; margin: 1 0 0 0; }
+    """
+
+    def __init__(self, name: str, where: str) -> None:
+        super().__init__()
+        self.player = name
+        self.where = where
+        self._bindings.bind("enter", "ready", t("handover.key", name=name))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="handover"):
+            yield Static(t("handover.title", name=self.player), id="handover-title")
+            yield Static(self.where, id="handover-where")
+            yield Static(t("handover.body", name=self.player), id="handover-body")
+        yield Footer()
+
+    def action_ready(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss()
