@@ -156,3 +156,13 @@ async def test_asking_again_repeats_the_answer_without_a_new_search(tmp_path, mo
         await settle(pilot)
         hints = [line for line in table.log_lines if line.startswith("Hint:")]
         assert hints == [first, first] and len(calls) == 1
+
+
+def test_snapshot_of_a_hint_at_the_table(snap_compare, tmp_path):
+    async def ask(pilot):
+        table = await until_choosing(pilot)
+        await pilot.press("t")
+        await wait_for_hint(pilot, table)
+        await settle(pilot)
+
+    assert snap_compare(create_app(options(tmp_path)), terminal_size=(120, 40), run_before=ask)
