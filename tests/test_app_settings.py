@@ -133,3 +133,11 @@ async def test_settings_that_cannot_be_saved_say_so_and_stay_open(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
         assert any("Could not save the settings" in n.message for n in app._notifications)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_snapshot_of_the_settings_screen(snap_compare, tmp_path, lang):
+    async def open_it(pilot):
+        await open_settings(pilot)
+
+    assert snap_compare(title_app(tmp_path, lang=lang), terminal_size=(80, 24), run_before=open_it)
