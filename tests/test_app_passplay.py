@@ -223,3 +223,28 @@ async def test_setup_two_humans_with_madness_sounds_and_no_hand_over(tmp_path):
         assert ctl.quack_word(0) == "Moo" and ctl.quack_word(1) not in ("Moo", "Quack")
         assert app.options.handover is False
         assert isinstance(app.screen, TableScreen)
+
+
+async def test_a_hint_for_one_human_never_reaches_the_next(tmp_path, monkeypatch):
+    from duckcover.app import hint
+
+    monkeypatch.setattr(hint, "BUDGET", 40)
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await until_both_humans_choose(pilot)
+        table = table_of(app)
+        view = table.ctl.views[ANN]
+        await pilot.press("t")
+        expected = hint.describe(view, hint.analyse(view, table.ctl.game.seed))
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if any(n.message == expected for n in app._notifications):
+                break
+        else:
+            raise AssertionError("no hint for Ann")
+        assert expected not in table.log_lines  # pass-and-play: the shared log keeps no hint
+        await step(pilot)  # Ann chooses; the hand-over clears her notice
+        assert isinstance(app.screen, HandoverScreen) and not list(app._notifications)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert table.chooser == BEN and expected not in screen_text(app)

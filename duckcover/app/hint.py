@@ -65,7 +65,8 @@ def show(table, seat: int, token: int, view: PlayerView, ranking: list[tuple[Mov
     if not table.is_attached or table.chooser != seat or table.token != token:
         return  # the choice is over: the advice no longer applies
     text = describe(view, ranking)
-    table.log_line(text)
+    if not table.pass_and_play():  # the log stays on screen for the next human: a notice only
+        table.log_line(text)
     table.app.notify(text, title=t("hint.title"), timeout=8)
     if ranking:
         highlight(table, view, ranking[0][0])

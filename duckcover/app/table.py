@@ -418,6 +418,7 @@ class TableScreen(Screen):
         game = self.ctl.game
         self.chooser, self.stage, self.picked = None, "", None
         self.state = "handover"
+        self.app.clear_notifications()  # a hint notice for the last human must not reach the next
         self.set_prompt("")
         self.refresh_table()
         where = t("handover.where", round=game.round_index + 1, turn=game.turn_number + 1,
