@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ..game import Phase
 from ..grid import neighbours
 from ..i18n import t
 from ..moves import Move
@@ -28,7 +29,8 @@ def analyse(view: PlayerView, game_seed: int) -> list[tuple[Move, float]]:
     from ..harness import decision_key
     from .bots import load_bot
 
-    seed = decision_key(game_seed, view.seat, view.round_index, len(view.history), 1 if view.phase.name == "PLACE" else 0)
+    step = 1 if view.phase is Phase.PLACE else 0
+    seed = decision_key(game_seed, view.seat, view.round_index, len(view.history), step)
     bot = load_bot("expert", seed)
     bot.rng.seed(seed)
     return bot.analyse(view, budget=BUDGET)
