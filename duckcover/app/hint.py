@@ -48,7 +48,8 @@ def request(table) -> None:
         return
     asked.clear()
     asked[key] = None
-    table.log_line(t("hint.thinking"))
+    if not table.pass_and_play():  # who asked for a hint is nobody else's business either
+        table.log_line(t("hint.thinking"))
 
     def work() -> None:
         try:
