@@ -8,6 +8,7 @@ README shows them.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -70,6 +71,52 @@ async def ask_hint(pilot) -> None:
             return
 
 
+HISTORY = Path(tempfile.mkdtemp(prefix="duckcover-shots-"))  # two finished games for the history screens
+
+
+def finished_games() -> Path:
+    """Two seeded bot games, saved and counted, once: what the Games and Statistics screens list."""
+    from datetime import datetime, timezone
+
+    from duckcover import stats, storage
+    from duckcover.harness import play_game
+    from duckcover.record import to_record
+    from duckcover_bots.greedy import GreedyBot
+
+    if not (HISTORY / "stats.db").exists():
+        for seed, day in ((1, 1), (4, 2)):
+            names = ["Connie", "Jackson", "Gwen"]
+            game = play_game([GreedyBot() for _ in names], seed=seed, names=names)
+            record = to_record(game, bots=["greedy"] * 3)
+            storage.save_finished(record, HISTORY, now=datetime(2026, 11, day, 20, 0, tzinfo=timezone.utc))
+            stats.add_game(record, HISTORY / "stats.db")
+    return HISTORY
+
+
+async def open_games(pilot) -> None:
+    from duckcover.app.games_screen import GamesScreen
+
+    pilot.app.push_screen(GamesScreen(finished_games()))
+
+
+async def open_statistics(pilot) -> None:
+    from duckcover.app.stats_screen import StatsScreen
+
+    pilot.app.push_screen(StatsScreen(finished_games() / "stats.db"))
+
+
+async def open_replay(pilot) -> None:
+    """The replay viewer a dozen turns into a golden game, as a referee sees it."""
+    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
+    from duckcover.record import loads
+
+    record = loads((ROOT / "tests" / "golden" / "g4_greedy_seed1.json").read_text(encoding="utf-8"))
+    pilot.app.push_screen(ReplayScreen(build_timeline(record), "g4_greedy_seed1.json"))
+    await pilot.pause()
+    for _ in range(12):
+        await pilot.press("right")
+
+
 async def open_setup(pilot) -> None:
     pilot.app.push_screen(SetupScreen())
 
@@ -95,6 +142,9 @@ SHOTS = [
     ("hint", lambda: quick_seats(3, "Connie"), 5, (120, 40), ask_hint),
     ("table-german", lambda: quick_seats(3, "Connie"), 5, (120, 40), later_choice),
     ("handover", lambda: pass_and_play_seats(["Ann", "Ben"], 2), 3, (80, 24), hand_over),
+    ("replay-viewer", None, 1, (120, 40), open_replay),
+    ("games", None, 1, (100, 30), open_games),
+    ("statistics", None, 1, (100, 30), open_statistics),
 ]
 
 
@@ -117,10 +167,13 @@ async def shoot(name, seats, seed, size, action, out: Path, data: Path) -> Path:
 
 async def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as data:
-        for shot in SHOTS:
-            path = await shoot(*shot, out=out, data=Path(data))
-            print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    try:
+        with tempfile.TemporaryDirectory() as data:
+            for shot in SHOTS:
+                path = await shoot(*shot, out=out, data=Path(data))
+                print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    finally:
+        shutil.rmtree(HISTORY, ignore_errors=True)
 
 
 if __name__ == "__main__":
