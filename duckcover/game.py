@@ -287,13 +287,19 @@ class Game:
         """
         if self.phase is not Phase.FLIP:
             raise IllegalMoveError(f"cannot flip now: the game is in the {self.phase.value} phase")
-        first = self._draw_card(code)
+        if second is not None and not self._two_flips:
+            raise IllegalMoveError("only the two-flips variant flips two cards")
         if self._two_flips:
-            self._flips = (first, self._draw_card(second))
+            before = (list(self._draw), list(self._pile), len(self.round.reshuffles))
+            try:
+                self._flips = (self._draw_card(code), self._draw_card(second))
+            except IllegalMoveError:  # a refused flip leaves the decks as they were
+                self._draw, self._pile = before[0], before[1]
+                del self.round.reshuffles[before[2]:]
+                raise
             self._call = self._two_flip_call(*self._flips)
         else:
-            if second is not None:
-                raise IllegalMoveError("only the two-flips variant flips two cards")
+            first = self._draw_card(code)
             self._flips = (first,)
             self._call = self._one_flip_call(first)
         self._all_options()

@@ -59,3 +59,17 @@ def test_illegal_move_in_a_record_becomes_a_located_record_error():
         record.replay(data)
     assert (err.value.round_no, err.value.turn_no, err.value.seat) == (1, 1, 1)
     assert str(err.value).startswith("round 1, turn 1, seat 1: cannot cover (1, 0)")
+
+
+def test_a_refused_flip_changes_nothing():
+    from duckcover import MAX, Game, Rules
+
+    game = Game(2, seed=3)
+    deck = game.draw_size
+    with pytest.raises(IllegalMoveError):
+        game.flip(5, 6)  # two cards, but this is not a two-flips game
+    assert game.draw_size == deck and game.phase.value == "flip"
+    two = Game(2, Rules(variants=frozenset({"two-flips"})), seed=3)
+    with pytest.raises(IllegalMoveError):
+        two.flip(MAX, MAX)  # there is one Max: the second flip is not in the deck
+    assert list(reversed(two._draw)) == two.round.deck  # every card back, in its place
