@@ -325,3 +325,13 @@ def test_every_variant_is_accepted_and_plays():
         game = _random_game(rules(variant), players=3, seed=1)
         assert game.over, variant
         assert all(len(every_card(game, s)) for s in range(3))
+
+
+def test_constraints_low_blows_gift_may_hand_over_a_duck_numbered_1_to_3():
+    """Ruling: a gift is not a call, so Constraints does not keep the 1 from being given."""
+    game = new_game([STANDARD] * 2, rules("constraints", "low-blows"))
+    game.flip(MAX)
+    assert game.phase is Phase.GIFT
+    assert card(0, 1) in [c for c, _ in game.candidates(0)]
+    game.play([Move(card(0, 1), None), Move(card(1, 1), None)])
+    assert game.phase is Phase.PLACE and game.received(1)[-1] == card(0, 1)
