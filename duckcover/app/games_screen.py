@@ -11,15 +11,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
 
 from .. import storage
 from ..errors import DuckError
 from ..game import Game
 from ..i18n import t
 from ..record import RecordError, loads, replay
+from .screens import ConfirmScreen
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 
@@ -82,27 +82,11 @@ def list_saved(root: Path | None) -> list[SavedGame]:
     return [read_saved(path, path == current) for path in storage.saved_paths(root)]
 
 
-class ConfirmDeleteScreen(ModalScreen[bool]):
+class ConfirmDeleteScreen(ConfirmScreen):
     CSS_PATH = "history.tcss"
 
     def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
-        self._bindings.bind("y", "answer(True)", t("games.yes"))
-        self._bindings.bind("n,escape", "answer(False)", t("games.no"))
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box"):
-            yield Static(self.question)
-            with Horizontal(classes="buttons"):
-                yield Button(t("games.yes"), variant="error", id="yes")
-                yield Button(t("games.no"), id="no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+        super().__init__(question, t("games.yes"), t("games.no"))
 
 
 class GamesScreen(Screen):

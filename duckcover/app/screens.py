@@ -225,26 +225,36 @@ class HelpScreen(ModalScreen):
         self.dismiss()
 
 
-class QuitScreen(ModalScreen[bool]):
-    def __init__(self) -> None:
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y, n or Escape, or the buttons. Dismisses with the answer."""
+
+    def __init__(self, question: str, yes: str, no: str, note: str | None = None, box_id: str = "confirm-box"):
         super().__init__()
-        self._bindings.bind("y", "answer(True)", t("quit.yes"))
-        self._bindings.bind("n,escape", "answer(False)", t("quit.no"))
+        self.question, self.yes, self.no, self.note, self.box_id = question, yes, no, note, box_id
+        self._bindings.bind("y", "answer(True)", yes)
+        self._bindings.bind("n,escape", "answer(False)", no)
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button
-        with Vertical(id="quit-box"):
-            yield Static(t("quit.question"))
-            yield Static(t("quit.saved"), classes="dim")
-            with Horizontal(classes="buttons"):
-                yield Button(t("quit.yes"), variant="error", id="yes")
-                yield Button(t("quit.no"), id="no")
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+        with Vertical(id=self.box_id):
+            yield Static(self.question)
+            if self.note:
+                yield Static(self.note, classes="dim")
+            with Horizontal(classes="buttons"):
+                yield Button(self.yes, variant="error", id="yes")
+                yield Button(self.no, id="no")
+
+    def on_button_pressed(self, event) -> None:
         self.dismiss(event.button.id == "yes")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+class QuitScreen(ConfirmScreen):
+    def __init__(self) -> None:
+        super().__init__(t("quit.question"), t("quit.yes"), t("quit.no"), t("quit.saved"), box_id="quit-box")
 
 
 class TooSmallScreen(Screen):
