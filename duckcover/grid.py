@@ -68,15 +68,6 @@ def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:
     return f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks"
 
 
-def move_stack(grid: Grid, origin: Cell | None, to: Cell, carried: Stack | None = None) -> dict[Cell, Stack]:
-    """A new grid with the stack at `origin` (or `carried`) placed on `to`; `grid` is left untouched."""
-    new = dict(grid)
-    stack = new.pop(origin) if origin is not None else carried
-    below = new.get(to)
-    new[to] = below + stack if below else stack
-    return new
-
-
 def sorted_stacks(grid: Grid) -> list[tuple[Cell, Stack]]:
     return sorted(grid.items(), key=lambda item: reading_order(item[0]))
 

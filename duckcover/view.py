@@ -166,7 +166,7 @@ def shared_state(game: Game) -> tuple:
 
 
 def make_view(game: Game, seat: int, shared: tuple) -> PlayerView:
-    received = game._received[seat] if shared[5] is Phase.PLACE else None
+    received = game._received[seat] if game.phase is Phase.PLACE else None
     return tuple.__new__(
         PlayerView, (seat, *shared, game._candidates[seat], (received[-1], len(received)) if received else None)
     )

@@ -1,6 +1,4 @@
 """Engine behaviour the app depends on for Resume; found while building the app (issue 4)."""
-import pytest
-
 from duckcover.game import Game
 from duckcover.harness import decide, prepare
 from duckcover.record import replay, to_record

@@ -7,8 +7,6 @@ flip and every joint move, so one invariant per test stays readable.
 import random
 from collections import Counter
 
-import pytest
-from hypothesis import Phase as HypothesisPhase
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -311,7 +309,7 @@ def _play_on(game, bots, stop_after=None):
     return game
 
 
-@settings(max_examples=25, deadline=None, phases=[HypothesisPhase.generate])  # no shrinking while it fails
+@settings(max_examples=25, deadline=None)
 @given(tables(), st.integers(1, 150))
 def test_a_resumed_game_plays_on_exactly_as_the_uninterrupted_one(table, stop):
     rule_set, kinds, seed = table
