@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from duckcover.game import Game
-from duckcover.moves import Phase
+from duckcover.game import FLIP, ROUND_OVER, Game
 from duckcover_bots.greedy import GreedyBot
 
 
@@ -22,9 +21,9 @@ def play(bots: list[GreedyBot], seed: int) -> Game:
         bot.rng.seed(seed * 8 + seat)  # seeded games, bot by bot
     game = Game(4, seed=seed)
     while not game.over:
-        if game.phase is Phase.ROUND_OVER:
+        if game.phase is ROUND_OVER:
             game.start_round()
-        while game.phase is Phase.FLIP:
+        while game.phase is FLIP:
             game.flip()
             while game.awaiting:
                 choosing = game.awaiting

@@ -1,7 +1,9 @@
 """greedy: the baseline. Cover the adjacent stack with the most splashes; otherwise duck at random."""
 from duckcover.bot import Bot
-from duckcover.grid import duck_targets
+from duckcover.grid import duck_targets, neighbours
 from duckcover.moves import Move, Phase
+
+MOVE, GIFT = Phase.MOVE, Phase.GIFT  # enum lookups are slow, and simulations call choose() a lot
 
 
 class GreedyBot(Bot):
@@ -13,20 +15,22 @@ class GreedyBot(Bot):
         if not candidates:
             return None
         values = view.rules.values
-        if view.phase is Phase.GIFT:  # hand the left neighbour the costliest of the allowed ducks
-            return Move(max(candidates, key=lambda c: values[c[0].number])[0], None)
-        if view.phase is Phase.MOVE:
+        phase = view.phase
+        if phase is MOVE:
             cells = view.grids[view.seat].cells
             best, best_value = None, -1
-            for card, (x, y) in candidates:
-                # The four orthogonal neighbours, in duckcover.grid.neighbours' order.
-                for to in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)):
+            for card, origin in candidates:
+                for to in neighbours(origin):  # the first of equals wins: up, left, right, down
                     stack = cells.get(to)
-                    if stack is not None and values[stack[-1].number] > best_value:
-                        best, best_value = Move(card, to), values[stack[-1].number]
+                    if stack is not None:
+                        value = values[stack[-1].number]
+                        if value > best_value:
+                            best, best_value = (card, to), value
             if best:
-                return best
+                return Move(*best)
             if len(candidates) == 1:
                 card, origin = candidates[0]
                 return Move(card, self.rng.choice(duck_targets(cells, origin)))
+        elif phase is GIFT:  # hand the left neighbour the costliest of the allowed ducks
+            return Move(max(candidates, key=lambda c: values[c[0].number])[0], None)
         return self.rng.choice(view.legal_moves())

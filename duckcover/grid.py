@@ -6,6 +6,8 @@ right, y grows down, and the grid is unbounded (negative coordinates are normal)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
+from operator import itemgetter
 
 from .cards import Card
 
@@ -14,10 +16,27 @@ Stack = tuple[Card, ...]
 Grid = Mapping[Cell, Stack]
 
 
+class _Neighbours(dict):
+    """cell -> its four orthogonal neighbours, made once per cell: finding duck targets
+    is the hottest loop of a simulation, and building the tuples was most of its cost."""
+
+    LIMIT = 1 << 16  # grids drift, but no game visits this many cells; a bound all the same
+
+    def __missing__(self, cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        x, y = cell
+        found = self[cell] = ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+        return found
+
+
+_NEIGHBOURS = _Neighbours()
+_reading_key = itemgetter(1, 0)  # (y, x): the same order as reading_order, without a Python call
+
+
 def neighbours(cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
     """The four orthogonal neighbours (never diagonal), in a fixed order."""
-    x, y = cell
-    return ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+    return _NEIGHBOURS[cell]
 
 
 def reading_order(cell: Cell) -> tuple[int, int]:
@@ -34,13 +53,10 @@ def duck_targets(grid: Grid, origin: Cell | None) -> list[Cell]:
 
     `origin` is None when the stack comes from outside the grid (a low-blows gift).
     """
-    found: set[Cell] = set()
-    for cell in grid:
-        if cell != origin:
-            x, y = cell
-            found.update(((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)))
+    near = _NEIGHBOURS
+    found = set(chain.from_iterable([near[cell] for cell in grid if cell != origin]))
     found.difference_update(grid)
-    return sorted(found, key=reading_order)
+    return sorted(found, key=_reading_key)
 
 
 def is_cover(grid: Grid, origin: Cell, to: Cell) -> bool:
@@ -51,6 +67,20 @@ def is_duck(grid: Grid, origin: Cell | None, to: Cell) -> bool:
     if to in grid:
         return False
     return any(near != origin and near in grid for near in neighbours(to))
+
+
+def can_move(grid: Grid, origin: Cell | None, to: Cell) -> bool:
+    """Is `to` a legal cover or duck for the stack at `origin`? (is_cover or is_duck, in one
+    pass: the engine checks every move of every turn with it.)"""
+    x, y = to
+    if type(x) is not int or type(y) is not int:
+        return False  # not a cell at all (1.0 would hash like 1)
+    if to in grid:
+        return origin is not None and abs(x - origin[0]) + abs(y - origin[1]) == 1
+    for near in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)):
+        if near != origin and near in grid:
+            return True
+    return False
 
 
 def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:

@@ -316,7 +316,7 @@ class Referee:
 def _clone(obj: Any) -> Any:
     """A shallow copy of a slotted object, past a read-only __setattr__ (GridView has one)."""
     cls = type(obj)
-    new = cls.__new__(cls)
+    new = object.__new__(cls)  # past a custom __new__ too: the slots are filled below
     for klass in cls.__mro__:
         for slot in getattr(klass, "__slots__", ()):
             try:

@@ -35,12 +35,14 @@ class GridView:
     methods speak of tops and heights, as a player at the table would.
     """
 
-    __slots__ = ("_cells", "_where")
+    __slots__ = ("_cells",)
 
-    def __init__(self, grid) -> None:
-        # Views are shared by every seat of a turn: nothing may be reassigned on them.
-        object.__setattr__(self, "_cells", MappingProxyType(grid))
-        object.__setattr__(self, "_where", None)
+    def __new__(cls, grid) -> GridView:
+        # A view is made for every changed grid of every turn, so this skips __init__ and
+        # sets the slot through its descriptor (our own __setattr__ refuses everything).
+        view = object.__new__(cls)
+        _set_cells(view, MappingProxyType(grid))
+        return view
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"GridView is read-only; cannot set {name!r}")
@@ -70,9 +72,10 @@ class GridView:
 
     def where(self, card: Card) -> Cell | None:
         """The cell of `card` if it is visible (a stack's top), else None."""
-        if self._where is None:
-            object.__setattr__(self, "_where", MappingProxyType({stack[-1]: cell for cell, stack in self._cells.items()}))
-        return self._where.get(card)
+        for cell, stack in self._cells.items():
+            if stack[-1] == card:
+                return cell
+        return None
 
     def find(self, number: int) -> list[Cell]:
         """Cells whose visible top has this number (two under low blows at most)."""
@@ -90,6 +93,9 @@ class GridView:
         xs = [x for x, _ in self._cells]
         ys = [y for _, y in self._cells]
         return min(xs), min(ys), max(xs), max(ys)
+
+
+_set_cells = GridView._cells.__set__
 
 
 class PlayerView(NamedTuple):
@@ -141,32 +147,21 @@ class PlayerView(NamedTuple):
 
 
 def shared_state(game: Game) -> tuple:
-    """The part of every seat's view that is the same for all seats (built once per state)."""
-    cache = game._view_cache
-    if None in cache:
-        for seat, grid in enumerate(game._grids):
-            if cache[seat] is None:
-                cache[seat] = GridView(grid)
-    grids = tuple(cache)
+    """The part of every seat's view that is the same for all seats (built once per state).
+
+    Game.view puts the seat before it and the seat's candidates and gift after it."""
     pile = game._pile
     return (
         *game._round_facts,
         game.phase,
         game._call,
         game._flips,
-        grids,
+        tuple(game._grid_views),
         pile[-1] if pile else None,
-        tuple(game._discard),
+        game._discard,
         game._limit,
         len(game._draw),
         game._totals,
         game._round_scores,
         game._history,
-    )
-
-
-def make_view(game: Game, seat: int, shared: tuple) -> PlayerView:
-    received = game._received[seat] if game.phase is Phase.PLACE else None
-    return tuple.__new__(
-        PlayerView, (seat, *shared, game._candidates[seat], (received[-1], len(received)) if received else None)
     )

@@ -119,6 +119,15 @@ def test_a_called_card_cannot_stay_where_it_is():
         game.play([Move(card(0, 5), (0, 1)), Move(card(1, 5), (0, 0))])
 
 
+@pytest.mark.parametrize("to", [(0.0, 0.0), (True, 0), ("0", "0"), (0, 0, 0), [0, 0]])
+def test_a_destination_must_be_a_cell_of_two_whole_numbers(to):
+    game = _game()
+    game.flip(5)  # STANDARD has 5 at (0, 1): (0, 0) would be a legal cover
+    with pytest.raises(IllegalMoveError, match="is not a cell"):
+        game.play([Move(card(0, 5), to), Move(card(1, 5), (0, 0))])
+    assert game.phase is Phase.MOVE
+
+
 def test_only_the_called_card_may_move():
     game = _game()
     game.flip(5)
