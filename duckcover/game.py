@@ -21,7 +21,7 @@ from .errors import IllegalMoveError, RulesError
 from .grid import Cell, Stack, can_move, cover_targets, duck_targets, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import CONSTRAINTS, LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
-from .view import GridView, PlayerView, shared_state
+from .view import GridView, PlayerView, view_template
 
 START_COLUMNS, START_ROWS = 4, 3
 START_CELLS = tuple((x, y) for y in range(START_ROWS) for x in range(START_COLUMNS))  # reading order
@@ -130,8 +130,8 @@ class Game:
         self._awaiting: tuple[int, ...] = ()
         self._round_scores: tuple[tuple[int, ...], ...] = ()
         self._version = 0  # bumped by every change, so views know when to rebuild
-        self._shared: tuple = ()  # the part of a view every seat shares, as of _shared_version
-        self._shared_version = -1
+        self._template: list = []  # a PlayerView's fields as of _template_version (see view())
+        self._template_version = -1
         if start:
             self.start_round()
 
@@ -163,6 +163,8 @@ class Game:
         deal = _seed_rng(self.seed, index)  # one stream per round: layouts, then removals, then the deck
         if layouts is None:
             layouts = [random_layout(deal) for _ in range(self.n)]
+        else:
+            layouts = [list(map(list, layout)) for layout in layouts]  # the caller's lists stay theirs
         if captain is None:
             captain = rules.captain_of(self.first_captain, index, self.n)
         cards = rules.deck()
@@ -179,7 +181,7 @@ class Game:
             deck = shuffled(deck, deal)
         elif sorted(deck) != sorted(cards):
             raise IllegalMoveError("the recorded deck is not the round's draw deck")
-        self.rounds.append(RoundLog(captain, [list(map(list, lay)) for lay in layouts], list(deck), list(removed)))
+        self.rounds.append(RoundLog(captain, layouts, list(deck), list(removed)))
         self._draw = list(reversed(deck))  # pop() takes the top
         self._pile: list[int] = []
         self._discard: tuple[int, ...] = ()  # a tuple: views share it as it is
@@ -192,6 +194,8 @@ class Game:
         self._mixed = rules.has(LOW_BLOWS)  # cards may change hands: look tops up by scanning
         self._two_flips = rules.has(TWO_FLIPS)
         self._limit = rules.discard_limit(self.n)
+        self._discards_end = TURN_CAP if self._limit is None else self._limit  # two-flips discards nothing
+        self._turn_cap = TURN_CAP // (2 if self._two_flips else 1)  # the cap counts flips
         self._last_round = index + 1 == rules.rounds()
         self._round_facts = (self.names, rules, index, rules.rounds(), captain)  # fixed for the round
         self._history: tuple[Turn, ...] = ()
@@ -305,7 +309,8 @@ class Game:
                 raise
             self._call = self._two_flip_call(*self._flips)
         else:
-            first = self._draw_card(code)
+            draw = self._draw
+            first = draw.pop() if code is None and draw else self._draw_card(code)
             self._flips = (first,)
             self._call = self._one_flip_call(first)
         self._all_options()
@@ -375,6 +380,9 @@ class Game:
                     found.append(((card, cell),))
                     awaiting.append(seat)
             self._candidates, self._awaiting = found, tuple(awaiting)
+        elif options == (MAX,):  # Max alone: each seat's highest visible card(s)
+            rules = self.rules
+            self._set_candidates([tuple(highest(tops, rules)) for tops in self._tops])
         else:
             self._set_candidates([self._options(seat) for seat in range(self.n)])
 
@@ -424,8 +432,6 @@ class Game:
         self._check(seat, move)
 
     def _check(self, seat: int, move: Move | None) -> None:
-        if move is None and not self._candidates[seat]:
-            return  # Quack, or nothing to do
         if self.phase is MOVE and type(move) is Move:
             # Fast path for the common case; anything unusual gets the full explanation below.
             card, to = move
@@ -465,7 +471,7 @@ class Game:
             self._previous = None  # a Repeat after a discarded card is discarded too
         else:
             self._pile.extend(self._flips)
-        turn = Turn(self._flips, self._call, moves, self._gifts, discarded)
+        turn = _new_tuple(Turn, (self._flips, self._call, moves, self._gifts, discarded))
         self._history += (turn,)
         self.rounds[-1].turns.append(turn)
         self._gifts = None
@@ -473,7 +479,8 @@ class Game:
             self._received = [None] * self.n
         self._candidates, self._awaiting = self._nobody, ()
         self.phase = FLIP
-        self._end_round_if_over()
+        if self._single or len(self._discard) >= self._discards_end or len(self._history) >= self._turn_cap:
+            self._end_round_if_over()  # the cheap test above keeps most turns out of the call
         self._version += 1
         return turn
 
@@ -509,12 +516,11 @@ class Game:
     def _end_round_if_over(self) -> None:
         grids = self._grids
         singles = tuple(seat for seat, grid in enumerate(grids) if len(grid) == 1) if self._single else ()
-        limit = self._limit
         if singles:
             reason = SINGLE_STACK
-        elif limit is not None and len(self._discard) >= limit:
+        elif len(self._discard) >= self._discards_end:
             reason = DISCARD_LIMIT
-        elif len(self._history) * len(self._flips) >= TURN_CAP:  # flips, two a turn under two-flips
+        elif len(self._history) >= self._turn_cap:
             reason = CAPPED
         else:
             return
@@ -535,11 +541,14 @@ class Game:
     # --- views --------------------------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
         """What `seat` sees at the table now (see duckcover.view.PlayerView)."""
-        if self._shared_version != self._version:
-            self._shared, self._shared_version = shared_state(self), self._version
+        if self._template_version != self._version:
+            self._template, self._template_version = view_template(self), self._version
+        fields = self._template  # the same for every seat but three fields
         received = self._received[seat]  # a stack only in the PLACE phase
-        gift = None if received is None else (received[-1], len(received))
-        return _new_tuple(PlayerView, (seat, *self._shared, self._candidates[seat], gift))
+        fields[0], fields[-2], fields[-1] = seat, self._candidates[seat], (
+            None if received is None else (received[-1], len(received))
+        )
+        return _new_tuple(PlayerView, fields)
 
 
 # --- pure helpers shared by the engine and the views ----------------------------------------
@@ -547,17 +556,19 @@ def highest(tops: dict[Card, Cell], rules: Rules) -> list[tuple[Card, Cell]]:
     """Max: the visible card(s) with the highest number (or splashes); ties are the player's choice.
 
     Under Constraints, ducks 1-3 only move when carried, so Max never picks them (ruling);
-    a player showing nothing but 1-3 does nothing on that Max.
+    a player showing nothing but 1-3 does nothing on that Max. Ties come in reading order.
     """
-    lowest_callable = 4 if rules.has(CONSTRAINTS) else 1
-    callable_tops = [(card, cell) for card, cell in tops.items() if card.number >= lowest_callable]
-    if not callable_tops:
-        return []
-    best = max(rules.max_key(card.number) for card, _ in callable_tops)
-    return sorted(
-        ((card, cell) for card, cell in callable_tops if rules.max_key(card.number) == best),
-        key=lambda item: (item[1][1], item[1][0]),
-    )
+    keys = rules.max_keys
+    best, found = -1, []
+    for card, cell in tops.items():
+        key = keys[card.number]
+        if key > best:
+            best, found = key, [(card, cell)]
+        elif key == best and key >= 0:
+            found.append((card, cell))
+    if len(found) > 1:
+        found.sort(key=lambda item: (item[1][1], item[1][0]))
+    return found
 
 
 def lowest_two(tops: dict[Card, Cell], rules: Rules) -> tuple[tuple[Card, Cell], ...]:

@@ -37,6 +37,8 @@ class Rules:
     splashes: tuple[int, ...] = field(default_factory=default_splashes)
     # values[n]: what a visible card n scores under these rules (index 0 unused); derived.
     values: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # max_keys[n]: how Max ranks a visible card n (index 0 unused; -1: Max never takes it).
+    max_keys: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.max_by not in MAX_BY:
@@ -54,6 +56,10 @@ class Rules:
         object.__setattr__(self, "splashes", tuple(self.splashes))
         scored = range(13) if COMPETITION in self.variants else (0, *self.splashes)
         object.__setattr__(self, "values", tuple(scored))
+        ranked = range(13) if self.max_by == "number" else (0, *self.splashes)
+        # Under Constraints, ducks 1-3 only move when carried, so Max never picks them (ruling).
+        uncallable = 3 if CONSTRAINTS in self.variants else 0
+        object.__setattr__(self, "max_keys", tuple(-1 if n <= uncallable else key for n, key in enumerate(ranked)))
 
     def has(self, variant: str) -> bool:
         return variant in self.variants
@@ -74,7 +80,7 @@ class Rules:
 
     def deck(self) -> list[int]:
         """The captain deck, unshuffled: two series 1-12, Max and Repeat (Constraints drops 1-3)."""
-        numbers = [n for n in NUMBERS if not (self.has(CONSTRAINTS) and n <= 3)]
+        numbers = [n for n in NUMBERS if n > 3] if self.has(CONSTRAINTS) else list(NUMBERS)
         return numbers + numbers + [MAX, REPEAT]
 
     def value(self, number: int) -> int:
@@ -82,6 +88,7 @@ class Rules:
         return self.values[number]
 
     def max_key(self, number: int) -> int:
+        """How Max ranks a visible card: its number or its splashes, per the max_by option."""
         return number if self.max_by == "number" else self.splashes[number - 1]
 
     def captain_of(self, first: int, round_index: int, players: int) -> int:

@@ -146,12 +146,13 @@ class PlayerView(NamedTuple):
         return illegal_reason(self.phase, self.grid.cells, self.candidates, received, move, self.call) is None
 
 
-def shared_state(game: Game) -> tuple:
-    """The part of every seat's view that is the same for all seats (built once per state).
+def view_template(game: Game) -> list:
+    """Every field of a PlayerView as of now, seat-specific ones blank (built once per state).
 
-    Game.view puts the seat before it and the seat's candidates and gift after it."""
+    Game.view fills in the seat, its candidates and its gift, and freezes a copy."""
     pile = game._pile
-    return (
+    return [
+        None,  # seat
         *game._round_facts,
         game.phase,
         game._call,
@@ -164,4 +165,6 @@ def shared_state(game: Game) -> tuple:
         game._totals,
         game._round_scores,
         game._history,
-    )
+        None,  # candidates
+        None,  # received
+    ]
