@@ -23,13 +23,14 @@ def play(bots: list[GreedyBot], seed: int) -> Game:
             game.start_round()
         while game.phase is FLIP:
             game.flip()
-            while game.awaiting:
-                choosing = game.awaiting
-                views = [game.view(seat) for seat in choosing]  # all built before any move applies
+            choosing = game.awaiting
+            while choosing:
+                views = list(map(game.view, choosing))  # all built before any move applies
                 moves = [None] * 4
                 for seat, view in zip(choosing, views):
                     moves[seat] = bots[seat].choose(view)
                 game.play(moves)
+                choosing = game.awaiting  # low blows: the gifts' receivers place them
     return game
 
 

@@ -224,7 +224,7 @@ class Simulator:
         """Play `my_move` (origin, to) on the current call, then the rest of the round, in sample `index`."""
         k = self.knowledge
         base_grids, base_wheres, base_draw, base_slots = self._start(index, options)
-        grids = [dict(g) for g in base_grids]
+        grids = [g.copy() for g in base_grids]  # dict.copy clones; dict() re-inserts after a pop
         plain = not (self.two_flips or self.low_blows)
         wheres = [w[:] for w in base_slots] if plain else [dict(w) for w in base_wheres]
         seat = self.seat

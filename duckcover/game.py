@@ -34,6 +34,7 @@ FLIP, MOVE, GIFT, PLACE, ROUND_OVER, GAME_OVER = (
 )
 CHOOSING = (MOVE, GIFT, PLACE)
 DEAD_CALL = Call("dead")
+CARDS_NUMBERED = (None, *(tuple(family[number] for family in CARDS) for number in NUMBERS))  # [n][seat]
 SINGLE_CALLS = {code: Call("move", (code,)) for code in (*NUMBERS, MAX)}  # shared, immutable
 SINGLE_STACK, DISCARD_LIMIT, CAPPED = "single-stack", "discard-limit", "turn-cap"
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
@@ -182,6 +183,7 @@ class Game:
         elif sorted(deck) != sorted(cards):
             raise IllegalMoveError("the recorded deck is not the round's draw deck")
         self.rounds.append(RoundLog(captain, layouts, list(deck), list(removed)))
+        self._turns = self.rounds[-1].turns  # the round's log, appended to every turn
         self._draw = list(reversed(deck))  # pop() takes the top
         self._pile: list[int] = []
         self._discard: tuple[int, ...] = ()  # a tuple: views share it as it is
@@ -369,16 +371,16 @@ class Game:
         kind, options = self._call
         if kind == "move" and len(options) == 1 and options[0] != MAX and not self._mixed:
             # The common case, kept lean: each seat's own card with the called number, if visible.
-            number = options[0]
             found, awaiting = [], []
-            for seat, (family, tops) in enumerate(zip(CARDS, self._tops)):
-                card = family[number]
+            seat = 0
+            for card, tops in zip(CARDS_NUMBERED[options[0]], self._tops):
                 cell = tops.get(card)
                 if cell is None:
                     found.append(())
                 else:
                     found.append(((card, cell),))
                     awaiting.append(seat)
+                seat += 1
             self._candidates, self._awaiting = found, tuple(awaiting)
         elif options == (MAX,):  # Max alone: each seat's highest visible card(s)
             rules = self.rules
@@ -449,7 +451,7 @@ class Game:
     def _give(self, gifts: Sequence[Move]) -> None:
         """Low blows: every chosen duck leaves its grid with its stack, all at once."""
         for seat, gift in enumerate(gifts):
-            grid = dict(self._grids[seat])
+            grid = self._grids[seat].copy()
             cell = self._tops[seat][gift.card]
             self._received[(seat + 1) % self.n] = grid.pop(cell)
             self._set_grid(seat, grid)
@@ -459,13 +461,11 @@ class Game:
         self._set_candidates([((stack[-1], None),) for stack in self._received])  # type: ignore[index]
 
     def _finish_turn(self, moves: tuple[Move | None, ...]) -> Turn:
-        moved = False
         placing = self.phase is PLACE
-        for seat, move in enumerate(moves):
-            if move is not None:
-                moved = True
-                self._move(seat, move, placing)
-        discarded = not moved and not self._two_flips
+        movers = self._awaiting  # exactly the seats with a (checked) move: nobody may pass
+        for seat in movers:
+            self._move(seat, moves[seat], placing)
+        discarded = not movers and not self._two_flips
         if discarded:
             self._discard += self._flips
             self._previous = None  # a Repeat after a discarded card is discarded too
@@ -473,7 +473,7 @@ class Game:
             self._pile.extend(self._flips)
         turn = _new_tuple(Turn, (self._flips, self._call, moves, self._gifts, discarded))
         self._history += (turn,)
-        self.rounds[-1].turns.append(turn)
+        self._turns.append(turn)
         self._gifts = None
         if placing:
             self._received = [None] * self.n
@@ -490,7 +490,7 @@ class Game:
 
     def _move(self, seat: int, move: Move, placing: bool) -> None:
         """Apply one seat's checked move to a fresh copy of its grid (copy-on-write)."""
-        grid = dict(self._grids[seat])
+        grid = self._grids[seat].copy()  # dict.copy clones; dict() re-inserts after a pop
         tops = self._tops[seat]  # private to the engine: changed in place
         to = move.to
         if placing:

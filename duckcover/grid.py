@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import chain
-from operator import itemgetter
 
 from .cards import Card
 
@@ -16,22 +15,27 @@ Stack = tuple[Card, ...]
 Grid = Mapping[Cell, Stack]
 
 
-class _Neighbours(dict):
-    """cell -> its four orthogonal neighbours, made once per cell: finding duck targets
-    is the hottest loop of a simulation, and building the tuples was most of its cost."""
+class _CellTable(dict):
+    """cell -> something derived from it, made once per cell. Finding duck targets is the
+    hottest loop of a simulation, and building neighbour tuples and sort keys was most of it."""
 
     LIMIT = 1 << 16  # grids drift, but no game visits this many cells; a bound all the same
 
-    def __missing__(self, cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
+    def __init__(self, derive) -> None:
+        super().__init__()
+        self.derive = derive
+
+    def __missing__(self, cell: Cell):
         if len(self) >= self.LIMIT:
             self.clear()
-        x, y = cell
-        found = self[cell] = ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+        found = self[cell] = self.derive(*cell)
         return found
 
 
-_NEIGHBOURS = _Neighbours()
-_reading_key = itemgetter(1, 0)  # (y, x): the same order as reading_order, without a Python call
+# The four orthogonal neighbours, in a fixed order: up, left, right, down.
+_NEIGHBOURS = _CellTable(lambda x, y: ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)))
+# Reading order (top row first, left to right) as one int: comparing ints is cheap.
+_READING_RANK = _CellTable(lambda x, y: (y << 32) + x)  # |x| stays far below 2**31
 
 
 def neighbours(cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
@@ -56,7 +60,7 @@ def duck_targets(grid: Grid, origin: Cell | None) -> list[Cell]:
     near = _NEIGHBOURS
     found = set(chain.from_iterable([near[cell] for cell in grid if cell != origin]))
     found.difference_update(grid)
-    return sorted(found, key=_reading_key)
+    return sorted(found, key=_READING_RANK.__getitem__)
 
 
 def is_cover(grid: Grid, origin: Cell, to: Cell) -> bool:

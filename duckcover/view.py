@@ -35,7 +35,9 @@ class GridView:
     methods speak of tops and heights, as a player at the table would.
     """
 
-    __slots__ = ("_cells",)
+    # `cells`: the read-only mapping cell -> stack that the legality helpers in duckcover.grid
+    # take. A slot rather than a property: bots read it on every decision.
+    __slots__ = ("cells",)
 
     def __new__(cls, grid) -> GridView:
         # A view is made for every changed grid of every turn, so this skips __init__ and
@@ -51,51 +53,46 @@ class GridView:
         raise AttributeError(f"GridView is read-only; cannot delete {name!r}")
 
     def __len__(self) -> int:
-        return len(self._cells)
+        return len(self.cells)
 
     def __iter__(self) -> Iterator[Cell]:
-        return iter(self._cells)
+        return iter(self.cells)
 
     def __contains__(self, cell: object) -> bool:
-        return cell in self._cells
-
-    @property
-    def cells(self):
-        """Read-only mapping cell -> stack; what the legality helpers in duckcover.grid take."""
-        return self._cells
+        return cell in self.cells
 
     def top(self, cell: Cell) -> Card:
-        return self._cells[cell][-1]
+        return self.cells[cell][-1]
 
     def height(self, cell: Cell) -> int:
-        return len(self._cells[cell])
+        return len(self.cells[cell])
 
     def where(self, card: Card) -> Cell | None:
         """The cell of `card` if it is visible (a stack's top), else None."""
-        for cell, stack in self._cells.items():
+        for cell, stack in self.cells.items():
             if stack[-1] == card:
                 return cell
         return None
 
     def find(self, number: int) -> list[Cell]:
         """Cells whose visible top has this number (two under low blows at most)."""
-        return sorted((cell for cell, stack in self._cells.items() if stack[-1].number == number), key=reading_order)
+        return sorted((cell for cell, stack in self.cells.items() if stack[-1].number == number), key=reading_order)
 
     def tops(self) -> tuple[Card, ...]:
-        return tuple(stack[-1] for _, stack in sorted_stacks(self._cells))
+        return tuple(stack[-1] for _, stack in sorted_stacks(self.cells))
 
     def stacks(self) -> list[StackInfo]:
         """Every stack in reading order (top row first, left to right)."""
-        return [StackInfo(cell, stack[-1], len(stack)) for cell, stack in sorted_stacks(self._cells)]
+        return [StackInfo(cell, stack[-1], len(stack)) for cell, stack in sorted_stacks(self.cells)]
 
     def bounds(self) -> tuple[int, int, int, int]:
         """min x, min y, max x, max y of the occupied cells."""
-        xs = [x for x, _ in self._cells]
-        ys = [y for _, y in self._cells]
+        xs = [x for x, _ in self.cells]
+        ys = [y for _, y in self.cells]
         return min(xs), min(ys), max(xs), max(ys)
 
 
-_set_cells = GridView._cells.__set__
+_set_cells = GridView.cells.__set__
 
 
 class PlayerView(NamedTuple):

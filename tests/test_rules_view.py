@@ -102,7 +102,7 @@ def test_a_bot_cannot_swap_what_other_seats_see():
     game.flip(5)
     mine, theirs = game.view(0), game.view(1)
     with pytest.raises(AttributeError):
-        mine.grids[1]._cells = {}  # the GridView objects are shared by every seat's view
+        mine.grids[1].cells = {}  # the GridView objects are shared by every seat's view
     with pytest.raises(AttributeError):
-        del mine.grids[1]._cells
+        del mine.grids[1].cells
     assert len(theirs.grid) == 12 and theirs.grid.top((0, 1)) == card(1, 5)

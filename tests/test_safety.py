@@ -223,9 +223,9 @@ class Vandal(RandomBot):
         self.attempt(lambda: setattr(view, "seat", other))
         self.attempt(lambda: view.grid.cells.__setitem__((9, 9), (CARDS[0][1],)))
         self.attempt(lambda: view.grids[other].cells.clear())
-        self.attempt(lambda: setattr(view.grids[other], "_cells", MappingProxyType({})))
+        self.attempt(lambda: setattr(view.grids[other], "cells", MappingProxyType({})))
         # Past GridView's read-only __setattr__: only the Referee's private copy stops these.
-        self.attempt(lambda: object.__setattr__(view.grids[other], "_cells", MappingProxyType({})))
+        self.attempt(lambda: object.__setattr__(view.grids[other], "cells", MappingProxyType({})))
         self.attempt(lambda: object.__setattr__(view.rules, "splashes", (50,) * 12))
         self.attempt(lambda: object.__setattr__(view.rules, "variants", frozenset({LOW_BLOWS})))
         self.attempt(lambda: view.history.__iadd__((None,)))
