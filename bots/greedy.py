@@ -18,16 +18,17 @@ class GreedyBot(Bot):
         phase = view.phase
         if phase is MOVE:
             cells = view.grids[view.seat].cells
-            best, best_value = None, -1
+            best_card = best_to = None
+            best_value = -1
             for card, origin in candidates:
                 for to in neighbours(origin):  # the first of equals wins: up, left, right, down
                     stack = cells.get(to)
                     if stack is not None:
                         value = values[stack[-1].number]
                         if value > best_value:
-                            best, best_value = (card, to), value
-            if best:
-                return Move(*best)
+                            best_card, best_to, best_value = card, to, value
+            if best_to is not None:
+                return Move(best_card, best_to)
             if len(candidates) == 1:
                 card, origin = candidates[0]
                 return Move(card, self.rng.choice(duck_targets(cells, origin)))

@@ -40,11 +40,7 @@ class GridView:
     __slots__ = ("cells",)
 
     def __new__(cls, grid) -> GridView:
-        # A view is made for every changed grid of every turn, so this skips __init__ and
-        # sets the slot through its descriptor (our own __setattr__ refuses everything).
-        view = object.__new__(cls)
-        _set_cells(view, MappingProxyType(grid))
-        return view
+        return grid_view(grid)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"GridView is read-only; cannot set {name!r}")
@@ -93,6 +89,15 @@ class GridView:
 
 
 _set_cells = GridView.cells.__set__
+_new_object = object.__new__
+
+
+def grid_view(grid) -> GridView:
+    """GridView(grid), made the quick way: the engine makes one for every changed grid of every
+    turn. The slot is set through its descriptor (GridView's own __setattr__ refuses all)."""
+    view = _new_object(GridView)
+    _set_cells(view, MappingProxyType(grid))
+    return view
 
 
 class PlayerView(NamedTuple):
