@@ -33,7 +33,7 @@ FLIP, MOVE, GIFT, PLACE, ROUND_OVER, GAME_OVER = (
     Phase.FLIP, Phase.MOVE, Phase.GIFT, Phase.PLACE, Phase.ROUND_OVER, Phase.GAME_OVER
 )
 CHOOSING = (MOVE, GIFT, PLACE)
-DEAD_CALL = Call("dead")
+DEAD_CALL, GIFT_CALL = Call("dead"), Call("gift")
 CARDS_NUMBERED = (None, *(tuple(family[number] for family in CARDS) for number in NUMBERS))  # [n][seat]
 SINGLE_CALLS = {code: Call("move", (code,)) for code in (*NUMBERS, MAX)}  # shared, immutable
 SINGLE_STACK, DISCARD_LIMIT, CAPPED = "single-stack", "discard-limit", "turn-cap"
@@ -320,7 +320,7 @@ class Game:
             self._flips = (first,)
             self._call = self._one_flip_call(first)
         self._all_options()
-        self.phase = GIFT if self._call.kind == "gift" else MOVE
+        self.phase = GIFT if self._call is GIFT_CALL else MOVE
         self._version += 1
         if not self._awaiting:
             self._finish_turn((None,) * self.n)
@@ -352,7 +352,7 @@ class Game:
     def _one_flip_call(self, code: int) -> Call:
         if self._mixed and code in (MAX, REPEAT):  # low blows
             self._previous = None  # Repeat loses its effect, and nothing repeats a gift
-            return Call("gift")
+            return GIFT_CALL
         if code == REPEAT:
             code = self._previous  # None: first flip of the round, or the previous flip was discarded
             if code is None:
@@ -368,7 +368,7 @@ class Game:
             if code is not None and code not in options:
                 options.append(code)
             self._previous = code
-        return Call("move", tuple(options)) if options else Call("dead")
+        return Call("move", tuple(options)) if options else DEAD_CALL
 
     def _all_options(self) -> None:
         """Set what each seat may move on the call just flipped (and so who must choose)."""
