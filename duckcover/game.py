@@ -20,7 +20,7 @@ from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, RulesError
 from .grid import Cell, Stack, can_move, cover_targets, duck_targets, why_illegal
 from .moves import Call, Move, Phase, Turn
-from .rules import CONSTRAINTS, LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
+from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
 from .view import PlayerView, grid_view, view_template
 
 START_COLUMNS, START_ROWS = 4, 3
