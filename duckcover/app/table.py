@@ -541,9 +541,11 @@ class TableScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "hint":  # a human is choosing and the settings allow hints
+            if self.state != "choosing" or self.chooser is None:
+                return False  # decided without importing the hint (and expert) code
             from .hint import enabled
 
-            return self.state == "choosing" and self.chooser is not None and enabled(self.app)
+            return enabled(self.app)
         if action == "flip":
             return self.state == "await-flip"
         if action == "back":
