@@ -6,12 +6,14 @@ from collections.abc import Mapping
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Footer
 
 from ..grid import Cell, Stack
 from ..i18n import t
@@ -37,6 +39,41 @@ def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
         if best_score is None or score < best_score:
             best, best_score = cell, score
     return best
+
+
+class KeyFooter(Footer):
+    """Textual's Footer, built with the keys of the moment and rebuilt only when they change.
+
+    The stock Footer composes empty and rebuilds itself after every change of bindings, which
+    is three times before the table's first frame (each rebuild mounts new keys and lays the
+    screen out again). Mounted once the table knows its state, this one composes right first.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set_reactive(Footer._bindings_ready, True)  # compose the keys now, not after a signal
+        self._shown: list | None = None
+        self._rebuild_pending = False
+
+    def keys_now(self) -> list:
+        return [(binding, enabled, tooltip) for _, binding, enabled, tooltip in self.screen.active_bindings.values()
+                if binding.show]
+
+    def compose(self) -> ComposeResult:
+        self._shown = self.keys_now()
+        yield from super().compose()
+
+    def bindings_changed(self, screen) -> None:
+        """One rebuild after a burst of changes (a focus move and a new state come together)."""
+        if self._rebuild_pending or not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        self._rebuild_pending = True
+        self.call_after_refresh(self.rebuild)
+
+    async def rebuild(self) -> None:
+        self._rebuild_pending = False
+        if self.is_attached and self.keys_now() != self._shown:
+            await self.recompose()
 
 
 class GridWidget(Widget):
