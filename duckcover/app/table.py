@@ -16,7 +16,7 @@ from ..moves import Move
 from ..rules import TWO_FLIPS
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
-from .widgets import GridWidget, KeyFooter
+from .widgets import GridWidget, KeyBar
 from .words import bot_label, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -85,6 +85,7 @@ class TableScreen(Screen):
                 yield SeatPanel(self.main_seat, large=True, id="own-panel")
                 yield Static(id="prompt")
             yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
+        yield KeyBar()
 
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
@@ -94,7 +95,6 @@ class TableScreen(Screen):
         self.query_one("#log", RichLog).can_focus = False
         self.apply_size()
         self.begin()  # the first frame is already interactive
-        self.mount(KeyFooter())  # now that the table knows its first state: built once, right
 
     def begin(self) -> None:
         game = self.ctl.game

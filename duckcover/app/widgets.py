@@ -6,14 +6,12 @@ from collections.abc import Mapping
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from ..grid import Cell, Stack
 from ..i18n import t
@@ -41,39 +39,97 @@ def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
     return best
 
 
-class KeyFooter(Footer):
-    """Textual's Footer, built with the keys of the moment and rebuilt only when they change.
+class KeyBar(Widget):
+    """The table's footer as one widget: the keys that work now, drawn with the styles of
+    Textual's Footer, so it looks the same. (A Footer is a widget per key, rebuilt on every
+    change of bindings: about 10 ms of the table's launch.)
 
-    The stock Footer composes empty and rebuilds itself after every change of bindings, which
-    is three times before the table's first frame (each rebuild mounts new keys and lays the
-    screen out again). Mounted once the table knows its state, this one composes right first.
+    It reads the screen's active bindings when it draws, so a change only repaints it.
+    One key per action, as the Footer shows them; a click presses the key.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.set_reactive(Footer._bindings_ready, True)  # compose the keys now, not after a signal
-        self._shown: list | None = None
-        self._rebuild_pending = False
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"keybar--item", "keybar--key", "keybar--description", "keybar--hover"}
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom; height: 1;
+        color: $footer-foreground; background: $footer-background;
+        & > .keybar--item { background: $footer-item-background; }
+        & > .keybar--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
+        & > .keybar--description { color: $footer-description-foreground; background: $footer-description-background; }
+        & > .keybar--hover { color: $footer-key-foreground; background: $block-hover-background; }
+    }
+    """
 
-    def keys_now(self) -> list:
-        return [(binding, enabled, tooltip) for _, binding, enabled, tooltip in self.screen.active_bindings.values()
-                if binding.show]
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.hover: int | None = None  # index of the key under the mouse
 
-    def compose(self) -> ComposeResult:
-        self._shown = self.keys_now()
-        yield from super().compose()
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
 
-    def bindings_changed(self, screen) -> None:
-        """One rebuild after a burst of changes (a focus move and a new state come together)."""
-        if self._rebuild_pending or not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def shown(self) -> list[tuple[Binding, bool]]:
+        """(binding, enabled) for each action with a shown key, in the Footer's order."""
+        first: dict[str, tuple[Binding, bool]] = {}
+        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if binding.show:
+                first.setdefault(binding.action, (binding, enabled))
+        return list(first.values())
+
+    def labels(self) -> list[tuple[Text, Binding, bool]]:
+        """Each key as FooterKey renders it: ` key ` then `description `."""
+        key_style = self.get_component_rich_style("keybar--key")
+        description_style = self.get_component_rich_style("keybar--description")
+        labels = []
+        for index, (binding, enabled) in enumerate(self.shown()):
+            item = self.get_component_rich_style("keybar--hover" if index == self.hover else "keybar--item")
+            if not enabled:
+                item += Style(dim=True)
+            label = Text.assemble((f" {self.app.get_key_display(binding)} ", key_style),
+                                  (f"{binding.description} ", description_style))
+            label.stylize_before(item)
+            labels.append((label, binding, enabled))
+        return labels
+
+    def render(self) -> Text:
+        return Text("").join(label for label, _, _ in self.labels())
+
+    def key_at(self, x: int) -> tuple[Binding, bool] | None:
+        for label, binding, enabled in self.labels():
+            if x < label.cell_len:
+                return binding, enabled
+            x -= label.cell_len
+        return None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        hover = None
+        x = event.x
+        for index, (label, _, _) in enumerate(self.labels()):
+            if x < label.cell_len:
+                hover = index
+                break
+            x -= label.cell_len
+        if hover != self.hover:
+            self.hover = hover
+            self.refresh()
+
+    def on_leave(self) -> None:
+        if self.hover is not None:
+            self.hover = None
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        key = self.key_at(event.x)
+        if key is None:
             return
-        self._rebuild_pending = True
-        self.call_after_refresh(self.rebuild)
-
-    async def rebuild(self) -> None:
-        self._rebuild_pending = False
-        if self.is_attached and self.keys_now() != self._shown:
-            await self.recompose()
+        binding, enabled = key
+        if enabled:
+            self.app.simulate_key(binding.key)
+        else:
+            self.app.bell()
 
 
 class GridWidget(Widget):
