@@ -70,6 +70,9 @@ class TableScreen(Screen):
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # The layout is chosen before any widget exists, so each is styled once (a class set
+        # on the screen later restyles every widget on it).
+        self.set_class(self.is_small(), "-small")
         yield Static(id="status")
         with Horizontal(id="top"):
             with VerticalScroll(id="opponents"):
@@ -108,8 +111,11 @@ class TableScreen(Screen):
     def on_resize(self) -> None:
         self.apply_size()
 
+    def is_small(self) -> bool:
+        return self.app.size.width < SMALL_WIDTH or self.app.size.height < SMALL_HEIGHT
+
     def apply_size(self) -> None:
-        small = self.app.size.width < SMALL_WIDTH or self.app.size.height < SMALL_HEIGHT
+        small = self.is_small()
         if small != self.has_class("-small"):
             self.set_class(small, "-small")
             self.put("#status", self.status_text())
