@@ -80,17 +80,17 @@ class KeyBar(Widget):
         return list(first.values())
 
     def labels(self) -> list[tuple[Text, Binding, bool]]:
-        """Each key as FooterKey renders it: ` key ` then `description `."""
-        key_style = self.get_component_rich_style("keybar--key")
-        description_style = self.get_component_rich_style("keybar--description")
+        """Each key as FooterKey renders it: ` key ` then `description `, the key's and the
+        description's own styles over the item's (which the mouse lights up)."""
+        key_style = self.get_component_rich_style("keybar--key", partial=True)
+        description_style = self.get_component_rich_style("keybar--description", partial=True)
         labels = []
         for index, (binding, enabled) in enumerate(self.shown()):
             item = self.get_component_rich_style("keybar--hover" if index == self.hover else "keybar--item")
             if not enabled:
                 item += Style(dim=True)
-            label = Text.assemble((f" {self.app.get_key_display(binding)} ", key_style),
-                                  (f"{binding.description} ", description_style))
-            label.stylize_before(item)
+            label = Text.assemble((f" {self.app.get_key_display(binding)} ", item + key_style),
+                                  (f"{binding.description} ", item + description_style))
             labels.append((label, binding, enabled))
         return labels
 
