@@ -97,21 +97,16 @@ class KeyBar(Widget):
     def render(self) -> Text:
         return Text("").join(label for label, _, _ in self.labels())
 
-    def key_at(self, x: int) -> tuple[Binding, bool] | None:
-        for label, binding, enabled in self.labels():
+    def index_at(self, x: int) -> int | None:
+        """Which key is drawn at column x (None: past the last one)."""
+        for index, (label, _, _) in enumerate(self.labels()):
             if x < label.cell_len:
-                return binding, enabled
+                return index
             x -= label.cell_len
         return None
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        hover = None
-        x = event.x
-        for index, (label, _, _) in enumerate(self.labels()):
-            if x < label.cell_len:
-                hover = index
-                break
-            x -= label.cell_len
+        hover = self.index_at(event.x)
         if hover != self.hover:
             self.hover = hover
             self.refresh()
@@ -122,10 +117,10 @@ class KeyBar(Widget):
             self.refresh()
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        key = self.key_at(event.x)
-        if key is None:
+        index = self.index_at(event.x)
+        if index is None:
             return
-        binding, enabled = key
+        _, binding, enabled = self.labels()[index]
         if enabled:
             self.app.simulate_key(binding.key)
         else:
