@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import pkgutil
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
@@ -71,9 +71,9 @@ def default_splashes() -> tuple[int, ...]:
     path = user_splashes_path()
     if path.is_file():
         return _read_table(path.read_text(encoding="utf-8"), str(path))
-    packaged = resources.files("duckcover").joinpath(SPLASHES_FILE).read_text(encoding="utf-8")
-    return _read_table(packaged, SPLASHES_FILE)
+    return packaged_splashes()
 
 
 def packaged_splashes() -> tuple[int, ...]:
-    return _read_table(resources.files("duckcover").joinpath(SPLASHES_FILE).read_text(encoding="utf-8"), SPLASHES_FILE)
+    # pkgutil reads package data without importing importlib.resources (and zipfile) at launch.
+    return _read_table(pkgutil.get_data("duckcover", SPLASHES_FILE).decode("utf-8"), SPLASHES_FILE)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import locale
 import os
+import pkgutil
 from functools import lru_cache
-from importlib import resources
 
 LANGUAGES = ("en", "de", "fr")
 DEFAULT = "en"
@@ -19,8 +19,9 @@ _current = DEFAULT
 
 @lru_cache(maxsize=None)
 def catalogue(lang: str) -> dict[str, str]:
-    text = resources.files("duckcover").joinpath(f"locales/{lang}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    # pkgutil, not importlib.resources: the same package data, without importing the
+    # resources machinery (and zipfile) before the app's first frame.
+    return json.loads(pkgutil.get_data("duckcover", f"locales/{lang}.json").decode("utf-8"))
 
 
 def detect() -> str:

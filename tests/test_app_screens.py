@@ -6,7 +6,7 @@ from duckcover.app.autoplay import keys_to, press, settle, step, table_of
 from duckcover.app.cards import compact_text, large_lines
 from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
 from duckcover.app.table import TableScreen
-from duckcover.app.widgets import step_cursor
+from duckcover.app.widgets import KeyBar, step_cursor
 from duckcover.cards import CARDS
 from duckcover import storage
 
@@ -78,6 +78,26 @@ async def test_help_and_quit_confirmation(tmp_path):
         await pilot.press("q", "y")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_the_footer_names_the_keys_of_the_moment_and_a_click_presses_one(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(1, "Ann"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        bar = table.query_one(KeyBar)
+        assert table.state == "await-flip"
+        assert str(bar.render()) == " space Flip  q Quit  ? Help "  # one key per action, as Textual's Footer
+        await pilot.hover(KeyBar, offset=(13, 0))
+        assert bar.hover == 1  # q Quit, drawn with the Footer's hover style
+        await pilot.click(KeyBar, offset=(len(" space Flip  q Quit  "), 0))  # on "? Help"
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.click(KeyBar, offset=(1, 0))  # on "space Flip"
+        await settle(pilot)
+        assert table.state != "await-flip"  # the Captain flipped
 
 
 async def test_a_terminal_below_80x24_gets_a_notice_not_a_broken_table(tmp_path):

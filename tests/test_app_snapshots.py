@@ -68,6 +68,12 @@ def test_table_seven_players(snap_compare, tmp_path, size):
     assert snap_compare(app, terminal_size=size, run_before=choosing)
 
 
+def test_table_whose_opponents_scroll(snap_compare, tmp_path):
+    """Six opponents above a marked grid: the opponents' area needs its scrollbar."""
+    app = make(tmp_path, quick_seats(6, "Connie"), seed=5)
+    assert snap_compare(app, terminal_size=(120, 34), run_before=choosing)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_round_end(snap_compare, tmp_path, size):
     app = make(tmp_path, quick_seats(3, "Connie"), seed=5)

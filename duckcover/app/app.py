@@ -7,17 +7,14 @@ from pathlib import Path
 from textual import events
 from textual.app import App
 
-from .. import storage
-from ..errors import DuckError
+# Only what the first table frame needs is imported up front: the other screens, saved games
+# and the record format are imported where they are first used, so launch never waits for them.
 from ..game import Game
 from ..i18n import t
-from ..record import RecordError, read_players
 from ..rules import Rules
 from .bots import load_bot
 from .controller import TurnController
 from .options import AppOptions, SeatSpec
-from .passplay import read_sounds
-from .screens import HelpScreen, QuitScreen, TitleScreen, TooSmallScreen
 from .table import TableScreen
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -33,7 +30,7 @@ class DuckCoverApp(App):
         self.controller: TurnController | None = None
         self.bind("q", "request_quit", description=t("key.quit"))
         self.bind("question_mark", "help", description=t("key.help"), key_display="?")
-        self._too_small: TooSmallScreen | None = None
+        self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
 
     @property
@@ -55,7 +52,7 @@ class DuckCoverApp(App):
         elif self.options.seats:
             self.start_game(self.options.seats, self.options.rules, self.options.seed)
         else:
-            self.replace_main(TitleScreen(storage.has_current(self.data_root)))
+            self.go_title()
         self.call_after_refresh(self.check_size)
 
     def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
@@ -68,6 +65,12 @@ class DuckCoverApp(App):
         self.show_table()
 
     def resume_game(self) -> None:
+        from .. import storage
+        from ..errors import DuckError
+        from ..record import RecordError, read_players
+        from .passplay import read_sounds
+        from .screens import TitleScreen
+
         try:
             record = storage.load_current(self.data_root)
             if record is None:
@@ -87,6 +90,9 @@ class DuckCoverApp(App):
         self.replace_main(TableScreen(self.controller, self.options))
 
     def go_title(self) -> None:
+        from .. import storage
+        from .screens import TitleScreen
+
         self.replace_main(TitleScreen(storage.has_current(self.data_root)))
 
     def replace_main(self, screen) -> None:
@@ -101,6 +107,8 @@ class DuckCoverApp(App):
         else:
             self.push_screen(screen)
         if small:
+            from .screens import TooSmallScreen
+
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
 
@@ -110,6 +118,8 @@ class DuckCoverApp(App):
         ctl = self.controller
         if ctl is None or not self.options.save:
             return
+        from .. import storage
+
         # Written before the next turn starts (a few ms, no fsync): a kill at any moment
         # after a turn finds that turn on disk. Only the statistics go to a thread.
         record = ctl.record()
@@ -144,10 +154,14 @@ class DuckCoverApp(App):
 
     # --- around the game ----------------------------------------------------------------
     def action_help(self) -> None:
+        from .screens import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_request_quit(self) -> None:
+        from .screens import QuitScreen
+
         if isinstance(self.screen, QuitScreen):
             return
 
@@ -163,6 +177,8 @@ class DuckCoverApp(App):
     def check_size(self) -> None:
         small = self.size.width < MIN_WIDTH or self.size.height < MIN_HEIGHT
         if small and self._too_small is None:
+            from .screens import TooSmallScreen
+
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
         elif not small and self._too_small is not None:

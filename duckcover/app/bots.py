@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-from ..bot import Bot
 from ..game import Game, Phase
-from ..harness import DecisionRandom, decision_key
 from ..moves import Move
 from ..view import PlayerView
+
+if TYPE_CHECKING:
+    from ..bot import Bot
 
 DIFFICULTY_NAMES = ("easy", "medium", "hard")
 
@@ -37,6 +39,7 @@ def bot_decision(bot: Bot, view: PlayerView, seed: int, game: Game) -> tuple[Mov
     itself runs in a daemon thread of its own with a hard time limit, so a bot that never
     answers costs one fallback move, never the game.
     """
+    from ..harness import DecisionRandom, decision_key  # here: the table's first frame needs no bot code
     from ..safety import DEFAULT_HARD_LIMIT, fallback_move, hard_limit_for, sanitize
 
     if not isinstance(bot.__dict__.get("rng"), DecisionRandom):

@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..bot import Bot
 from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
 from ..game import Game, Phase
 from ..grid import neighbours
 from ..i18n import t
 from ..moves import Move, Turn
-from ..record import to_record
 from ..rules import MADNESS, TWO_FLIPS
 from ..view import PlayerView
-from .bots import bot_decision
 from .options import SeatSpec
-from .passplay import add_sounds, seat_sounds
+
+if TYPE_CHECKING:
+    from ..bot import Bot
+
+# The record format, the bot harness and Madness's sounds are imported where they are used:
+# none of them is needed before the first frame of the table.
 
 START_CELLS = {(x, y) for x in range(4) for y in range(3)}
 
@@ -63,6 +66,9 @@ class TurnController:
         return [spec.bot for spec in self.seats]
 
     def record(self) -> dict:
+        from ..record import to_record
+        from .passplay import add_sounds
+
         return add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
 
     # --- a choice ---------------------------------------------------------------------------
@@ -81,6 +87,8 @@ class TurnController:
 
     def decide_bots(self, seats: Sequence[int]) -> dict[int, Move | None]:
         """Runs in a worker thread: reads views and the game, changes nothing."""
+        from .bots import bot_decision
+
         moves = {}
         for seat in seats:
             move, failure = bot_decision(self.bot(seat), self.views[seat], self.game.seed, self.game)
@@ -127,6 +135,8 @@ class TurnController:
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:
         if self.game.rules.has(MADNESS):
+            from .passplay import seat_sounds
+
             return seat_sounds(self.seats)[seat]  # each seat its own animal (pass-and-play: chosen)
         return t("word.quack")
 

@@ -19,7 +19,7 @@ from ..errors import DuckError
 from ..game import Game
 from ..i18n import t
 from ..record import RecordError, loads, replay
-from .screens import ConfirmScreen
+from .screens import SCREENS_CSS, ConfirmScreen
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 
@@ -83,7 +83,7 @@ def list_saved(root: Path | None) -> list[SavedGame]:
 
 
 class ConfirmDeleteScreen(ConfirmScreen):
-    CSS_PATH = "history.tcss"
+    CSS_PATH = [SCREENS_CSS, "history.tcss"]
 
     def __init__(self, question: str) -> None:
         super().__init__(question, t("games.yes"), t("games.no"))

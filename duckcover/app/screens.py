@@ -30,7 +30,13 @@ TITLE_ART = r"""
 """
 
 
+# The styles of the screens around the table: parsed when one of them first shows, not at launch.
+SCREENS_CSS = "screens.tcss"
+
+
 class TitleScreen(Screen):
+    CSS_PATH = SCREENS_CSS
+
     def __init__(self, can_resume: bool) -> None:
         super().__init__()
         self.can_resume = can_resume
@@ -91,6 +97,8 @@ class TitleScreen(Screen):
 
 class SetupScreen(Screen):
     """2-7 seats (human or bot), the rules' options and variants, an optional seed."""
+
+    CSS_PATH = SCREENS_CSS
 
     def __init__(self, seats: int = 4) -> None:
         super().__init__()
@@ -209,6 +217,8 @@ class SetupScreen(Screen):
 class HelpScreen(ModalScreen):
     """The rules in brief and the key map."""
 
+    CSS_PATH = SCREENS_CSS
+
     def __init__(self) -> None:
         super().__init__()
         self._bindings.bind("escape,question_mark,q", "close", t("key.close"))
@@ -227,6 +237,8 @@ class HelpScreen(ModalScreen):
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question: y, n or Escape, or the buttons. Dismisses with the answer."""
+
+    CSS_PATH = SCREENS_CSS
 
     def __init__(self, question: str, yes: str, no: str, note: str | None = None, box_id: str = "confirm-box"):
         super().__init__()
@@ -258,6 +270,8 @@ class QuitScreen(ConfirmScreen):
 
 
 class TooSmallScreen(Screen):
+    CSS_PATH = SCREENS_CSS
+
     def compose(self) -> ComposeResult:
         yield Static(id="too-small")
 
@@ -313,6 +327,8 @@ def round_table(ctl: TurnController) -> Table:
 
 
 class RoundEndScreen(ModalScreen):
+    CSS_PATH = SCREENS_CSS
+
     def __init__(self, ctl: TurnController, auto: bool = False) -> None:
         super().__init__()
         self.ctl = ctl
@@ -362,6 +378,8 @@ def winner_text(ctl: TurnController) -> str:
 
 
 class GameOverScreen(ModalScreen):
+    CSS_PATH = SCREENS_CSS
+
     def __init__(self, ctl: TurnController) -> None:
         super().__init__()
         self.ctl = ctl

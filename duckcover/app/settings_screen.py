@@ -14,11 +14,13 @@ from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
 from .. import i18n
 from ..i18n import t
 from ..settings import Settings, save
+from .screens import SCREENS_CSS
 
 AUTO = "auto"  # the Select's value for "no saved language"
 
 
 class SettingsScreen(Screen):
+    CSS_PATH = SCREENS_CSS  # the setup rows and headings
     DEFAULT_CSS = """
     #settings { padding: 0 2; }
     #settings .setup-label { width: 22; padding: 1 1 0 0; }

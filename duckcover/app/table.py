@@ -5,7 +5,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 from textual.worker import Worker, WorkerState
 
 from ..cards import MAX, REPEAT
@@ -16,7 +16,7 @@ from ..moves import Move
 from ..rules import TWO_FLIPS
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
-from .widgets import GridWidget
+from .widgets import GridWidget, KeyBar
 from .words import bot_label, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -70,6 +70,9 @@ class TableScreen(Screen):
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # The layout is chosen before any widget exists, so each is styled once (a class set
+        # on the screen later restyles every widget on it).
+        self.set_class(self.is_small(), "-small")
         yield Static(id="status")
         with Horizontal(id="top"):
             with VerticalScroll(id="opponents"):
@@ -85,7 +88,7 @@ class TableScreen(Screen):
                 yield SeatPanel(self.main_seat, large=True, id="own-panel")
                 yield Static(id="prompt")
             yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
-        yield Footer()
+        yield KeyBar()
 
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
@@ -108,8 +111,11 @@ class TableScreen(Screen):
     def on_resize(self) -> None:
         self.apply_size()
 
+    def is_small(self) -> bool:
+        return self.app.size.width < SMALL_WIDTH or self.app.size.height < SMALL_HEIGHT
+
     def apply_size(self) -> None:
-        small = self.app.size.width < SMALL_WIDTH or self.app.size.height < SMALL_HEIGHT
+        small = self.is_small()
         if small != self.has_class("-small"):
             self.set_class(small, "-small")
             self.put("#status", self.status_text())
@@ -541,9 +547,11 @@ class TableScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "hint":  # a human is choosing and the settings allow hints
+            if self.state != "choosing" or self.chooser is None:
+                return False  # decided without importing the hint (and expert) code
             from .hint import enabled
 
-            return self.state == "choosing" and self.chooser is not None and enabled(self.app)
+            return enabled(self.app)
         if action == "flip":
             return self.state == "await-flip"
         if action == "back":

@@ -39,6 +39,94 @@ def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
     return best
 
 
+class KeyBar(Widget):
+    """The table's footer as one widget: the keys that work now, drawn with the styles of
+    Textual's Footer, so it looks the same. (A Footer is a widget per key, rebuilt on every
+    change of bindings: about 10 ms of the table's launch.)
+
+    It reads the screen's active bindings when it draws, so a change only repaints it.
+    One key per action, as the Footer shows them; a click presses the key.
+    """
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"keybar--item", "keybar--key", "keybar--description", "keybar--hover"}
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom; height: 1;
+        color: $footer-foreground; background: $footer-background;
+        & > .keybar--item { background: $footer-item-background; }
+        & > .keybar--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
+        & > .keybar--description { color: $footer-description-foreground; background: $footer-description-background; }
+        & > .keybar--hover { color: $footer-key-foreground; background: $block-hover-background; }
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.hover: int | None = None  # index of the key under the mouse
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def shown(self) -> list[tuple[Binding, bool]]:
+        """(binding, enabled) for each action with a shown key, in the Footer's order."""
+        first: dict[str, tuple[Binding, bool]] = {}
+        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if binding.show:
+                first.setdefault(binding.action, (binding, enabled))
+        return list(first.values())
+
+    def labels(self) -> list[tuple[Text, Binding, bool]]:
+        """Each key as FooterKey renders it: ` key ` then `description `, the key's and the
+        description's own styles over the item's (which the mouse lights up)."""
+        key_style = self.get_component_rich_style("keybar--key", partial=True)
+        description_style = self.get_component_rich_style("keybar--description", partial=True)
+        labels = []
+        for index, (binding, enabled) in enumerate(self.shown()):
+            item = self.get_component_rich_style("keybar--hover" if index == self.hover else "keybar--item")
+            if not enabled:
+                item += Style(dim=True)
+            label = Text.assemble((f" {self.app.get_key_display(binding)} ", item + key_style),
+                                  (f"{binding.description} ", item + description_style))
+            labels.append((label, binding, enabled))
+        return labels
+
+    def render(self) -> Text:
+        return Text("").join(label for label, _, _ in self.labels())
+
+    def index_at(self, x: int) -> int | None:
+        """Which key is drawn at column x (None: past the last one)."""
+        for index, (label, _, _) in enumerate(self.labels()):
+            if x < label.cell_len:
+                return index
+            x -= label.cell_len
+        return None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        hover = self.index_at(event.x)
+        if hover != self.hover:
+            self.hover = hover
+            self.refresh()
+
+    def on_leave(self) -> None:
+        if self.hover is not None:
+            self.hover = None
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        index = self.index_at(event.x)
+        if index is None:
+            return
+        _, binding, enabled = self.labels()[index]
+        if enabled:
+            self.app.simulate_key(binding.key)
+        else:
+            self.app.bell()
+
+
 class GridWidget(Widget):
     """A player's grid. `marks` says which cells are legal (cover / duck / pick) and which
     card is moving; the `cursor` moves among the legal ones only."""
