@@ -27,19 +27,27 @@ async def choosing(pilot):
     raise AssertionError("the human never had to choose")
 
 
+async def log_at_its_end(pilot):
+    """The log behind a modal scrolls to its last line after a refresh: wait for it, or the
+    picture depends on timing."""
+    log = table_of(pilot.app).query_one("#log")
+    assert await settle(pilot, lambda: log.scroll_y >= log.max_scroll_y)
+    await pilot.wait_for_scheduled_animations()
+
+
 async def round_over(pilot):
     for _ in range(500):
         await step(pilot)
         await settle(pilot)
         if isinstance(pilot.app.screen, RoundEndScreen):
-            await pilot.wait_for_scheduled_animations()  # the log behind scrolls to its last line
+            await log_at_its_end(pilot)
             return
     raise AssertionError("the round never ended")
 
 
 async def game_over(pilot):
     await play_to_end(pilot)
-    await pilot.wait_for_scheduled_animations()
+    await log_at_its_end(pilot)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

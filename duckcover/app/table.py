@@ -99,6 +99,11 @@ class TableScreen(Screen):
         self.apply_size()
         self.begin()  # the first frame is already interactive
 
+    def on_screen_suspend(self) -> None:
+        # A scorepad or the game-over screen now covers the table, and a covered screen gets
+        # no refresh of its own: pin the log to its last line as it stands behind the modal.
+        self.query_one("#log", RichLog).scroll_end(animate=False, immediate=True, x_axis=False)
+
     def begin(self) -> None:
         game = self.ctl.game
         if game.turn_number:  # a resumed game
