@@ -4,6 +4,8 @@ What one human chose must stay off the screen the next human sees, until the rev
 """
 from __future__ import annotations
 
+import pytest
+
 from duckcover.app import AppOptions, SeatSpec, create_app
 from duckcover.app.autoplay import play_to_end, press, settle, step, table_of
 from duckcover.app.handover import HandoverScreen
@@ -12,6 +14,7 @@ from duckcover.app.replay_viewer import build_timeline, quack_word
 from duckcover.app.screens import GameOverScreen
 from duckcover.app.table import SeatPanel, TableScreen
 from duckcover.game import Phase
+from duckcover.i18n import LANGUAGES, catalogue
 from duckcover.record import loads, replay
 from duckcover.rules import Rules
 from duckcover.storage import current_path, games_dir
@@ -248,3 +251,10 @@ async def test_a_hint_for_one_human_never_reaches_the_next(tmp_path, monkeypatch
         await press(pilot, "enter")
         await settle(pilot)
         assert table.chooser == BEN and expected not in screen_text(app)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_help_names_the_hand_over_key_in_every_language(lang):
+    words = catalogue(lang)
+    screen_title = words["handover.title"].split("{")[0].strip()  # "Pass to", as the screen says it
+    assert screen_title in words["help.keys"]
