@@ -258,3 +258,24 @@ def test_the_help_names_the_hand_over_key_in_every_language(lang):
     words = catalogue(lang)
     screen_title = words["handover.title"].split("{")[0].strip()  # "Pass to", as the screen says it
     assert screen_title in words["help.keys"]
+
+
+def test_every_human_who_quacks_is_named_not_only_the_one_on_screen():
+    from helpers import STANDARD, new_game, turn
+
+    from duckcover import i18n
+    from duckcover.app.controller import TurnController
+
+    i18n.set_language("en")
+    game = new_game([STANDARD] * 3)  # seats named Player 1-3
+    turn(game, 6, {0: (6, (0, 1)), 1: (6, (0, 1)), 2: (6, (2, 1))})  # Ann's and Ben's 5 covered
+    game.flip(5)
+    ctl = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben"), SeatSpec("Cy", "easy")])
+    ctl.open_choice()
+    assert ctl.quacking_humans() == [0, 1]
+    assert ctl.quack_prompt(main_seat=1) == (
+        "Player 1: card covered, Quack! (automatic) Player 2: card covered, Quack! (automatic)"
+    )
+    alone = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben", "easy"), SeatSpec("Cy", "easy")])
+    alone.open_choice()
+    assert alone.quack_prompt(main_seat=0) == "Your card is covered: Quack! (automatic)"

@@ -140,6 +140,21 @@ class TurnController:
             return seat_sounds(self.seats)[seat]  # each seat its own animal (pass-and-play: chosen)
         return t("word.quack")
 
+    def quacking_humans(self) -> list[int]:
+        """Human seats that quack this turn: the call names a card of theirs that is covered."""
+        if self.game.call.kind != "move" or self.game.rules.has(TWO_FLIPS):  # no Quack there
+            return []
+        return [seat for seat in self.humans if seat not in self.views]
+
+    def quack_prompt(self, main_seat: int) -> str | None:
+        """The prompt while humans quack (None: nobody at the keyboard does). With several
+        humans at one keyboard, each who quacks is named, not just the one on screen."""
+        quacking = self.quacking_humans()
+        if len(self.humans) > 1:
+            names = self.game.names
+            return " ".join(t("prompt.quack_named", name=names[s], quack=self.quack_word(s)) for s in quacking) or None
+        return t("prompt.quack", quack=self.quack_word(main_seat)) if main_seat in quacking else None
+
     def gift_lines(self, gifts: Sequence[Move | None]) -> list[str]:
         names = self.game.names
         return [

@@ -13,7 +13,6 @@ from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
 from ..i18n import t
 from ..moves import Move
-from ..rules import TWO_FLIPS
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import GridWidget, KeyBar
@@ -337,13 +336,8 @@ class TableScreen(Screen):
             return
         self.chooser = None
         self.stage = ""
-        game = self.ctl.game
-        own_quack = (game.call.kind == "move" and self.main_seat not in self.ctl.views
-                     and not game.rules.has(TWO_FLIPS) and self.ctl.is_human(self.main_seat))
-        if own_quack and not self.options.watch:
-            self.set_prompt(t("prompt.quack", quack=self.ctl.quack_word(self.main_seat)))
-        else:
-            self.set_prompt(t("prompt.waiting"))
+        quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
+        self.set_prompt(quack or t("prompt.waiting"))
         self.state = "waiting"
         self.refresh_table()
         self.maybe_resolve()
