@@ -111,7 +111,14 @@ async def test_a_killed_game_resumes_identically(tmp_path):
         # Same grids, same turn, same totals; the flip in progress was not saved, so the deck
         # still holds it ...
         assert {**state_of(game), "draw": game.draw_size - 1} == before
-        assert table_of(resumed).log_lines[0].startswith(f"Game resumed: round 1, after flip {game.turn_number}")
+        lines = table_of(resumed).log_lines
+        at = next(i for i, line in enumerate(lines) if line.startswith("Game resumed"))
+        assert lines[at].startswith(f"Game resumed: round 1, after flip {game.turn_number}")
+        # The log first retells the game so far: the deal, then every flip and what each seat did.
+        assert lines[0].startswith("Round 1: the cards are dealt")
+        assert sum(line.startswith("Turn ") for line in lines[:at]) == game.turn_number
+        log = table_of(resumed).query_one("#log")  # ... and shows its end, where play goes on
+        assert await settle(pilot, lambda: 0 < log.max_scroll_y == log.scroll_y)
         action = await step(pilot)  # ... and the Captain (the human, round 1) flips the same card again
         assert action == "flip" and game.flips == flips and game.draw_size == draw
         await play_to_end(pilot)

@@ -84,7 +84,15 @@ class DuckCoverApp(App):
         names, bots = read_players(record)
         sounds = read_sounds(record) + [None] * len(names)  # Madness: each player's own word
         self.controller = self.make_controller(game, [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)])
-        self.show_table()
+        self.replace_main(TableScreen(self.controller, self.options, earlier=self.story_so_far(record, game)))
+
+    @staticmethod
+    def story_so_far(record: dict, game: Game) -> list[str]:
+        """The resumed game's turns in words, as the replay viewer tells them (the log then
+        reads on from where the game stopped). A record that resumed always tells its story."""
+        from .replay_viewer import build_timeline, story_lines
+
+        return story_lines(build_timeline(record, final=game))
 
     def show_table(self) -> None:
         self.replace_main(TableScreen(self.controller, self.options))

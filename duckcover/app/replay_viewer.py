@@ -183,6 +183,17 @@ def end_lines(timeline: Timeline, step: Step) -> list[str]:
     return lines
 
 
+def story_lines(timeline: Timeline) -> list[str]:
+    """The whole record in words, deal by deal and turn by turn: what the table's log shows
+    of the game so far after a Resume."""
+    lines = []
+    for step in timeline.steps:
+        lines.append(flip_line(timeline, step))
+        lines += ["  " + line for line in move_lines(timeline, step)]
+        lines += end_lines(timeline, step)
+    return lines
+
+
 def stack_lines(timeline: Timeline, step: Step, every: bool) -> list[str]:
     """Each seat's stacks bottom -> top: only those hiding cards, or every stack."""
     lines = []

@@ -1,6 +1,8 @@
 """The table: every grid, the middle of the table, the log, and the turn flow."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -45,10 +47,11 @@ class TableScreen(Screen):
 
     AUTO_FOCUS = "#own-grid"
 
-    def __init__(self, controller: TurnController, options: AppOptions) -> None:
+    def __init__(self, controller: TurnController, options: AppOptions, earlier: Sequence[str] = ()) -> None:
         super().__init__()
         self.ctl = controller
         self.options = options
+        self.earlier = list(earlier)  # a resumed game: its story so far, for the log
         self.state = "idle"  # await-flip, choosing, waiting, pause, round-over, game-over
         self.chooser: int | None = None  # the human seat choosing now
         self.stage = ""  # pick, dest, gift, place
@@ -105,6 +108,8 @@ class TableScreen(Screen):
 
     def begin(self) -> None:
         game = self.ctl.game
+        for line in self.earlier:
+            self.log_line(line)
         if game.turn_number:  # a resumed game
             self.log_line(t("log.resumed", round=game.round_index + 1, turn=game.turn_number), bold=True)
         else:
@@ -251,9 +256,11 @@ class TableScreen(Screen):
     def log_line(self, line: str | Text, bold: bool = False) -> None:
         self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
         log = self.query_one("#log", RichLog)
-        log.write(Text(line, style="bold") if isinstance(line, str) and bold else line, scroll_end=False)
-        # Scroll now, not after the next refresh: a scorepad pushed right after must find the
-        # log at its last line (and screenshots must not depend on which callback ran first).
+        # scroll_end=True: a line written before the log has a size is only laid out on its
+        # first resize (a resumed game writes its story then), and must scroll it there.
+        log.write(Text(line, style="bold") if isinstance(line, str) and bold else line, scroll_end=True)
+        # And scroll now, not only after the next refresh: a scorepad pushed right after must
+        # find the log at its last line (and screenshots must not depend on callback order).
         log.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def set_prompt(self, text: str) -> None:
