@@ -53,19 +53,21 @@ asyncio.run(main())
 """
 
 
-# Launches are measured as a player's machine runs them: with compiled bytecode cached, which
-# pip writes at install time and Python after a first run. An environment that forbids
-# writing bytecode (PYTHONDONTWRITEBYTECODE, as some sandboxes set) would make every launch
-# of ours recompile our modules while Textual's stay precompiled; so both apps get a private
-# bytecode cache here, warmed by one unmeasured launch each.
-BYTECODE_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-BYTECODE_ENV["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="duckcover-bench-pycache-")
+def bytecode_env(cache_dir: str) -> dict[str, str]:
+    """Launches are measured as a player's machine runs them: with compiled bytecode cached,
+    which pip writes at install time and Python after a first run. An environment that
+    forbids writing bytecode (PYTHONDONTWRITEBYTECODE, as some sandboxes set) would make
+    every launch of ours recompile our modules while Textual's stay precompiled; so both apps
+    get the same private bytecode cache, warmed by one unmeasured launch each."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = cache_dir
+    return env
 
 
-def launch_time(code: str) -> float:
+def launch_time(code: str, env: dict[str, str] | None = None) -> float:
     """Seconds from spawning the interpreter until it reports its first interactive frame."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=BYTECODE_ENV)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
     for line in proc.stdout:
         if line.startswith("READY"):
             elapsed = time.perf_counter() - start
@@ -141,9 +143,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="launches of each app (median taken)")
     parser.add_argument("--presses", type=int, default=200, help="key presses timed")
     args = parser.parse_args()
-    launch_time(LAUNCH_OURS), launch_time(LAUNCH_BARE)  # warm the bytecode caches
-    ours = statistics.median(launch_time(LAUNCH_OURS) for _ in range(args.runs))
-    bare = statistics.median(launch_time(LAUNCH_BARE) for _ in range(args.runs))
+    with tempfile.TemporaryDirectory(prefix="duckcover-bench-pycache-") as cache:
+        env = bytecode_env(cache)
+        launch_time(LAUNCH_OURS, env), launch_time(LAUNCH_BARE, env)  # warm the bytecode cache
+        ours = statistics.median(launch_time(LAUNCH_OURS, env) for _ in range(args.runs))
+        bare = statistics.median(launch_time(LAUNCH_BARE, env) for _ in range(args.runs))
     print(f"launch to first interactive table: {ours * 1000:.0f} ms (bare Textual app: {bare * 1000:.0f} ms, "
           f"ratio {ours / bare:.2f}, target <= 1.3)")
     key_ours = statistics.median(asyncio.run(key_times_ours(args.presses))) * 1000
