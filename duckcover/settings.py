@@ -1,4 +1,4 @@
-"""The player's settings (language, hints), kept as JSON in the data directory.
+"""The player's settings (language, hints, colours), kept as JSON in the data directory.
 
 `load()` never raises: a missing file gives the defaults, a broken one gives the defaults and
 a one-line reason the app shows as a notice. `save()` writes atomically.
@@ -16,10 +16,16 @@ from .paths import data_dir
 FILE_NAME = "settings.json"
 
 
+# The colour schemes a player may pick: setting -> Textual theme. The ANSI ones use the
+# terminal's own 16 colours (a light or dark terminal palette, as the player set it up).
+THEMES = {"dark": "textual-dark", "light": "textual-light", "ansi-dark": "ansi-dark", "ansi-light": "ansi-light"}
+
+
 @dataclass(frozen=True)
 class Settings:
     lang: str | None = None  # None: --lang or the locale decides
     hints: bool = True  # the hint key at the table; off for serious games
+    theme: str | None = None  # a THEMES key; None: automatic (ANSI on a 16-colour terminal)
 
 
 def settings_path(root: Path | None = None) -> Path:
@@ -45,9 +51,12 @@ def load(root: Path | None = None) -> tuple[Settings, str | None]:
         hints = data.get("hints", True)
         if not isinstance(hints, bool):
             raise ValueError("hints must be true or false")
+        theme = data.get("theme")
+        if theme is not None and theme not in THEMES:
+            raise ValueError(f"unknown colours {theme!r} (known: {', '.join(THEMES)})")
     except ValueError as err:  # json.JSONDecodeError is a ValueError
         return Settings(), f"{path}: {err}"
-    return Settings(lang=lang, hints=hints), None
+    return Settings(lang=lang, hints=hints, theme=theme), None
 
 
 def save(settings: Settings, root: Path | None = None) -> Path:

@@ -58,7 +58,7 @@ async def test_settings_screen_saves_language_and_hints_and_the_title_speaks_ger
         # The app's own keys are relabelled.
         assert app.screen.active_bindings["q"].binding.description == "Beenden"
         assert app.screen.active_bindings["question_mark"].binding.description == "Hilfe"
-    assert json.loads(settings_path(tmp_path).read_text()) == {"lang": "de", "hints": False}
+    assert json.loads(settings_path(tmp_path).read_text()) == {"lang": "de", "hints": False, "theme": None}
 
 
 async def test_saved_settings_choose_the_language_at_start(tmp_path):
@@ -72,7 +72,7 @@ async def test_saved_settings_choose_the_language_at_start(tmp_path):
         assert "Neues Spiel" in menu_texts(app)
 
 
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"lang": "xx"}', '{"hints": "yes"}'])
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"lang": "xx"}', '{"hints": "yes"}', '{"theme": "pink"}'])
 async def test_a_broken_settings_file_is_ignored_with_a_notice(tmp_path, content):
     settings_path(tmp_path).write_text(content)
     app = title_app(tmp_path, lang="en")
@@ -86,8 +86,25 @@ async def test_a_broken_settings_file_is_ignored_with_a_notice(tmp_path, content
 
 def test_load_without_a_file_gives_the_defaults(tmp_path):
     assert load(tmp_path) == (Settings(), None)
-    save(Settings(lang="de", hints=False), tmp_path / "new" / "dir")
-    assert load(tmp_path / "new" / "dir") == (Settings(lang="de", hints=False), None)
+    save(Settings(lang="de", hints=False, theme="ansi-light"), tmp_path / "new" / "dir")
+    assert load(tmp_path / "new" / "dir") == (Settings(lang="de", hints=False, theme="ansi-light"), None)
+
+
+async def test_the_colours_setting_applies_at_start_and_at_once_when_saved(tmp_path):
+    from textual.widgets import Select
+
+    save(Settings(theme="light"), tmp_path)
+    app = title_app(tmp_path, lang="en")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.theme == "textual-light"
+        for choice, theme in [("ansi-dark", "ansi-dark"), ("auto", "textual-dark")]:  # auto, headless: dark
+            await open_settings(pilot)
+            app.screen.query_one("#settings-colours", Select).value = choice
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, TitleScreen) and app.theme == theme
+    assert load(tmp_path)[0].theme is None  # "auto" is saved as no choice
 
 
 async def test_settings_at_the_table_switch_the_language_and_the_game_goes_on(tmp_path):

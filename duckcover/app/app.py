@@ -43,8 +43,7 @@ class DuckCoverApp(App):
         problem = getattr(self, "settings_problem", None)  # set by create_app
         if problem:
             self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)
-        if not self.is_headless and getattr(self.console, "color_system", None) in ("standard", "windows"):
-            self.theme = "ansi-dark"  # 16 colours: let the terminal's own palette speak
+        self.apply_theme()
         if self.options.speed == "instant":
             self.animation_level = "none"
         if self.options.resume:
@@ -54,6 +53,19 @@ class DuckCoverApp(App):
         else:
             self.go_title()
         self.call_after_refresh(self.check_size)
+
+    def apply_theme(self) -> None:
+        """The player's colours from the settings; automatic: the terminal's own palette on a
+        16-colour terminal (Textual's ANSI theme), Textual's dark theme elsewhere."""
+        from ..settings import THEMES
+
+        chosen = getattr(getattr(self, "settings", None), "theme", None)  # set by create_app
+        if chosen:
+            self.theme = THEMES[chosen]
+        elif not self.is_headless and getattr(self.console, "color_system", None) in ("standard", "windows"):
+            self.theme = "ansi-dark"
+        else:
+            self.theme = "textual-dark"
 
     def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
         return TurnController(game, seats, loader=load_bot)

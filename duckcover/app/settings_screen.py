@@ -1,4 +1,4 @@
-"""The Settings screen: language and hints, saved to settings.json in the data directory.
+"""The Settings screen: language, hints and colours, saved to settings.json in the data directory.
 
 Opened from the title screen, or with `o` at the table. A new language applies at once: the
 app's own keys are relabelled and the screen underneath (title or table) is built again, since
@@ -13,10 +13,10 @@ from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
 
 from .. import i18n
 from ..i18n import t
-from ..settings import Settings, save
+from ..settings import THEMES, Settings, save
 from .screens import SCREENS_CSS
 
-AUTO = "auto"  # the Select's value for "no saved language"
+AUTO = "auto"  # the Selects' value for "nothing saved: decide automatically"
 
 
 class SettingsScreen(Screen):
@@ -24,7 +24,7 @@ class SettingsScreen(Screen):
     DEFAULT_CSS = """
     #settings { padding: 0 2; }
     #settings .setup-label { width: 22; padding: 1 1 0 0; }
-    #settings-lang { width: 40; }
+    #settings-lang, #settings-colours { width: 60; }
     #settings-hints { height: auto; margin: 1 0 0 0; }
     """
 
@@ -39,11 +39,15 @@ class SettingsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         languages = [(t("settings.lang_auto"), AUTO)] + [(t(f"lang.{code}"), code) for code in i18n.LANGUAGES]
+        colours = [(t("settings.colours_auto"), AUTO)] + [(t(f"colours.{name}"), name) for name in THEMES]
         with VerticalScroll(id="settings"):
             yield Label(t("settings.title"), classes="heading")
             with Horizontal(classes="setup-row"):
                 yield Label(t("settings.language"), classes="setup-label")
                 yield Select(languages, value=self.current.lang or AUTO, allow_blank=False, id="settings-lang")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("settings.colours"), classes="setup-label")
+                yield Select(colours, value=self.current.theme or AUTO, allow_blank=False, id="settings-colours")
             yield Checkbox(t("settings.hints"), value=self.current.hints, id="settings-hints")
             yield Static(t("settings.hints_note"), classes="dim")
             with Horizontal(classes="setup-row buttons"):
@@ -54,7 +58,9 @@ class SettingsScreen(Screen):
     def chosen(self) -> Settings:
         lang = self.query_one("#settings-lang", Select).value
         hints = self.query_one("#settings-hints", Checkbox).value
-        return Settings(lang=None if lang == AUTO else str(lang), hints=bool(hints))
+        colours = self.query_one("#settings-colours", Select).value
+        return Settings(lang=None if lang == AUTO else str(lang), hints=bool(hints),
+                        theme=None if colours == AUTO else str(colours))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_save() if event.button.id == "save" else self.action_back()
@@ -72,6 +78,7 @@ class SettingsScreen(Screen):
             return
         old_lang = i18n.language()
         app.settings = settings
+        app.apply_theme()
         new_lang = settings.lang or app.options.lang or i18n.detect()
         i18n.set_language(new_lang)
         relabel_app_keys(app)
