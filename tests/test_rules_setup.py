@@ -65,6 +65,20 @@ def test_the_deck_order_depends_on_the_seed():
     assert Game(2, rules(), seed=7).round.deck == Game(2, rules(), seed=7).round.deck
 
 
+def test_a_dealt_layout_is_the_shuffle_of_1_to_12_in_rows():
+    """random_layout sorts the numbers by their own random keys, a shortcut of the general
+    shuffle: it must deal the same layouts (seeded games depend on it) and draw as many keys."""
+    import random
+
+    from duckcover.cards import NUMBERS
+    from duckcover.game import random_layout, shuffled
+
+    for seed in range(300):
+        dealt, general = random.Random(seed), random.Random(seed)
+        assert [n for row in random_layout(dealt) for n in row] == shuffled(NUMBERS, general)
+        assert dealt.random() == general.random()
+
+
 def test_nine_families_exist_seven_in_the_box_two_in_the_artists_pack():
     assert FAMILIES == 9
     assert len(CARDS) == 9 and all(CARDS[f][n].family == f for f in range(9) for n in range(1, 13))
