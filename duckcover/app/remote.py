@@ -1,0 +1,569 @@
+"""The table client of `duckcover serve`: the lobby, and the same table screen as local play.
+
+One process per SSH session (started by duckcover.net.sshfront on its own pty). It connects
+to the table server over a local socket, shows the lobby, and at a table keeps a *mirror* of
+the game: an engine Game replayed from the table's public record (no seed, the deck in plain
+order) and moved on by the server's messages, flip by flip and reveal by reveal. The table
+screen reads the mirror exactly as it reads a local game; only the flow differs: the Captain's
+flip and this seat's choice go to the server, and the server says when everything is revealed.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import deque
+from dataclasses import replace
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ..errors import DuckError
+from ..game import CHOOSING, Game, Phase
+from ..i18n import t
+from ..net import protocol as p
+from ..untrusted import LABEL_MAX, NAME_MAX, shown
+from .app import DuckCoverApp
+from .controller import Reveal, TurnController
+from .options import AppOptions, SeatSpec
+from .table import TableScreen
+
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+# --- the table, through the same interface as a local one ----------------------------------
+class RemoteController(TurnController):
+    """A TurnController whose game is the mirror of a table on the server.
+
+    The table screen asks it the same questions; the answers differ where the server decides:
+    only this terminal's seat is "human here", no bot runs in this process, a submitted move
+    goes to the server, and the turn resolves when the server reveals it (`apply_reveal`)."""
+
+    def __init__(self, game: Game, seats: list[SeatSpec], my_seat: int | None, send) -> None:
+        super().__init__(game, seats)
+        self.my_seat = my_seat
+        self.send = send
+        self.status: dict = {}
+
+    @property
+    def humans(self) -> list[int]:
+        return [] if self.my_seat is None else [self.my_seat]
+
+    def is_human(self, seat: int) -> bool:
+        return seat == self.my_seat
+
+    def bot_seats(self) -> list[int]:
+        return []
+
+    def submit(self, seat: int, move) -> None:
+        super().submit(seat, move)  # the same check as at a local table, before it leaves
+        self.send("choose", move=p.move_to_json(move))
+
+    def ready(self) -> bool:
+        return False  # the server resolves the turn
+
+    def apply_reveal(self, moves: list) -> Reveal:
+        self.chosen = {seat: moves[seat] for seat in self.views}
+        if not self.views:  # a reconnect between the flip and the reveal: views were not opened
+            self.open_choice()
+            self.chosen = {seat: moves[seat] for seat in self.views}
+        return self.resolve()
+
+
+class RemoteTableScreen(TableScreen):
+    """The table screen, driven by the server's messages instead of a local turn loop."""
+
+    MIRROR_EVENTS = ("flip", "reveal", "round")
+    BUSY = ("pause", "round-over", "game-over", "resolving")
+
+    def __init__(self, controller: RemoteController, options: AppOptions, earlier=()) -> None:
+        super().__init__(controller, options, earlier)
+        self.inbox: deque = deque()
+        self.base_prompt = ""
+        self.deadline: float | None = None
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(1.0, self.tick)
+
+    # --- the flow, from the server ---------------------------------------------------
+    def advance(self) -> None:
+        super().advance()
+        self.pump()
+
+    def do_flip(self) -> None:
+        ctl = self.ctl
+        if self.state == "await-flip" and ctl.game.captain == ctl.my_seat:
+            ctl.send("flip")
+            self.state = "flip-sent"
+            self.update_bindings()
+        # another seat's flip: the server's "flip" message brings it
+
+    def start_choice(self) -> None:
+        ctl = self.ctl
+        ctl.open_choice()
+        for seat in ctl.status.get("chosen", []):
+            if seat in ctl.views and seat not in ctl.chosen:
+                ctl.chosen[seat] = None  # chosen before this screen existed (a reconnect)
+        self.token += 1
+        self.state = "choosing"
+        self.next_human()
+
+    def maybe_resolve(self) -> None:
+        self.pump()
+
+    def after_round_end(self, _result=None) -> None:
+        game = self.ctl.game
+        if game.over:
+            from .screens import GameOverScreen
+
+            self.state = "game-over"
+            self.app.push_screen(GameOverScreen(self.ctl))
+            return
+        self.state = "between-rounds"
+        self.pump()
+
+    def receive(self, message: dict) -> None:
+        kind = message["type"]
+        if kind == "status":
+            self.ctl.status = message
+            seconds = message.get("seconds")
+            self.deadline = None if seconds is None else time.monotonic() + seconds
+            self.show_status()
+        elif kind == "note":
+            name = shown(message.get("name"), NAME_MAX)
+            key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected"}.get(
+                message.get("key"))
+            if key:
+                self.log_line(t(key, name=name))
+        elif kind in self.MIRROR_EVENTS:
+            self.inbox.append(message)
+            self.pump()
+
+    def pump(self) -> None:
+        while self.inbox and self.state not in self.BUSY and self.is_attached:
+            message = self.inbox.popleft()
+            try:
+                self.apply(message)
+            except (DuckError, ValueError, KeyError, IndexError, TypeError):
+                self.inbox.clear()
+                self.ctl.send("sync")  # the mirror lost step: the server sends the whole table again
+                return
+
+    def apply(self, message: dict) -> None:
+        game = self.ctl.game
+        kind = message["type"]
+        if kind == "flip":
+            codes = message["codes"]
+            before = game.turn_number
+            game.flip(*codes)
+            self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
+                            name=game.names[game.captain], card=self.ctl.flip_label()), bold=True)
+            explain = self.ctl.explain_flip(before)
+            self.put("#explain", explain or "")
+            if explain:
+                self.log_line(explain)
+            if game.phase in CHOOSING:
+                self.start_choice()
+            else:
+                self.finish_turn(Reveal(self.ctl.turn_lines(game.last_turn), game.last_turn))
+        elif kind == "reveal":
+            moves = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
+            self.state = "resolving"
+            reveal = self.ctl.apply_reveal(moves)
+            if reveal.turn is None:  # low blows: gifts are out, now everyone places
+                for line in reveal.lines:
+                    self.log_line(line)
+                self.state = "idle"
+                self.start_choice()
+            else:
+                self.finish_turn(reveal)
+        elif kind == "round":
+            from ..record import _replay_round
+
+            entry = dict(message["round"], turns=[])
+            _replay_round(game, game.round_index + 2, entry)
+            self.state = "idle"
+            self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
+            self.put("#explain", "")
+            self.refresh_table()
+            self.apply_size()
+            self.advance()
+
+    # --- who has chosen, the countdown ------------------------------------------------
+    def set_prompt(self, text: str) -> None:
+        self.base_prompt = text
+        super().set_prompt(self.with_status(text))
+
+    def with_status(self, text: str) -> str:
+        status = self.ctl.status
+        names = self.ctl.game.names
+        lines = [text] if text else []
+        chosen, thinking = status.get("chosen", []), status.get("thinking", [])
+        if chosen or thinking:
+            parts = []
+            if chosen:
+                parts.append(t("net.chosen", names=", ".join(names[s] for s in chosen)))
+            if thinking:
+                parts.append(t("net.thinking", names=", ".join(names[s] for s in thinking)))
+            lines.append(" | ".join(parts))
+        if self.deadline is not None:
+            lines.append(t("net.seconds", seconds=max(0, round(self.deadline - time.monotonic()))))
+        return "\n".join(lines)
+
+    def show_status(self) -> None:
+        super().set_prompt(self.with_status(self.base_prompt))
+        self.refresh_table()
+
+    def tick(self) -> None:
+        if self.deadline is not None:
+            super().set_prompt(self.with_status(self.base_prompt))
+
+    def seat_title(self, seat: int) -> Text:
+        text = super().seat_title(seat)
+        players = self.ctl.status.get("players") or []
+        if seat < len(players) and not players[seat].get("connected", True):
+            text.append(" " + t("net.away_standin" if players[seat].get("standin") else "net.away"), style="italic")
+        return text
+
+
+# --- the lobby ---------------------------------------------------------------------------
+class LobbyScreen(Screen):
+    """Open tables; create one, join a free seat, or watch."""
+
+    CSS_PATH = "screens.tcss"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict] = []
+        self._bindings.bind("c", "create", t("net.create"))
+        self._bindings.bind("j", "join", t("net.join"))
+        self._bindings.bind("w", "watch", t("net.watch"))
+        self._bindings.bind("r", "refresh", t("net.refresh"))
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import DataTable
+
+        with VerticalScroll(id="lobby"):
+            yield Static(Text(t("net.lobby_title", name=self.app.user_name), style="bold"), id="lobby-title")
+            yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
+            yield Static(t("net.lobby_help"), id="lobby-help", classes="dim")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from textual.widgets import DataTable
+
+        table = self.query_one("#tables", DataTable)
+        table.add_columns(t("net.col_table"), t("net.col_seats"), t("net.col_players"),
+                          t("net.col_variants"), t("net.col_state"))
+        self.show(self.app.lobby_tables)
+        table.focus()
+
+    def show(self, tables: list[dict]) -> None:
+        from textual.widgets import DataTable
+
+        self.tables = tables
+        grid = self.query_one("#tables", DataTable)
+        grid.clear()
+        for item in tables:
+            grid.add_row(
+                Text(shown(item.get("name"), 32)),
+                f"{item.get('taken', 0)}/{item.get('seats', 0)}",
+                t("net.humans_bots", humans=item.get("humans", 0), bots=item.get("bots", 0)),
+                Text(", ".join(shown(v, 20) for v in item.get("variants", [])) or "-"),
+                t(f"net.state_{item.get('state')}") if item.get("state") in ("open", "playing", "over") else "?",
+            )
+        self.query_one("#lobby-help", Static).update(t("net.lobby_help") if tables else t("net.lobby_empty"))
+
+    def chosen(self) -> dict | None:
+        from textual.widgets import DataTable
+
+        grid = self.query_one("#tables", DataTable)
+        if not self.tables or grid.cursor_row is None or grid.cursor_row >= len(self.tables):
+            return None
+        return self.tables[grid.cursor_row]
+
+    def on_data_table_row_selected(self, event) -> None:
+        self.action_join()  # Enter on a row
+
+    def action_join(self) -> None:
+        table = self.chosen()
+        if table is not None:
+            self.app.send("join", table=table["id"])
+
+    def action_watch(self) -> None:
+        table = self.chosen()
+        if table is not None:
+            self.app.send("watch", table=table["id"])
+
+    def action_refresh(self) -> None:
+        self.app.send("lobby")
+
+    def action_create(self) -> None:
+        self.app.push_screen(CreateTableScreen())
+
+
+class CreateTableScreen(Screen):
+    """A new table: 2-7 seats, each open for a human or a bot of a difficulty; options, variants, seed."""
+
+    CSS_PATH = "screens.tcss"
+    MAX_SEATS = 7
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seat_count = 4
+        self._bindings.bind("escape", "back", t("key.back"))
+        self._bindings.bind("ctrl+s", "create", t("net.create"))
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Button, Checkbox, Input, Label, Select
+
+        from .screens import SETUP_VARIANTS
+
+        kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}"), d) for d in DIFFICULTIES]
+        with VerticalScroll(id="setup"):
+            yield Label(t("net.create_title"), classes="heading")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("net.table_name"), classes="setup-label")
+                yield Input(max_length=32, id="table-name")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.players"), classes="setup-label")
+                yield Select([(str(n), n) for n in range(2, self.MAX_SEATS + 1)], value=self.seat_count,
+                             allow_blank=False, id="players")
+            for seat in range(self.MAX_SEATS):
+                with Horizontal(classes="setup-row seat-row", id=f"seat-{seat}"):
+                    yield Label(t("setup.seat", number=seat + 1), classes="setup-label")
+                    if seat == 0:
+                        yield Label(t("net.you_sit_here"), classes="seat-kind")
+                    else:
+                        yield Select(kinds, value="human" if seat == 1 else "medium", allow_blank=False,
+                                     id=f"kind-{seat}", classes="seat-kind")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.max_by"), classes="setup-label")
+                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
+                             value="number", allow_blank=False, id="max-by")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.captain"), classes="setup-label")
+                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
+                             value="rotate", allow_blank=False, id="captain")
+            yield Label(t("setup.variants"), classes="heading")
+            for name in SETUP_VARIANTS:
+                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.seed"), classes="setup-label")
+                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
+            with Horizontal(classes="setup-row buttons"):
+                yield Button(t("net.create"), variant="primary", id="start")
+                yield Button(t("key.back"), id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_seats()
+
+    def show_seats(self) -> None:
+        for seat in range(self.MAX_SEATS):
+            self.query_one(f"#seat-{seat}").display = seat < self.seat_count
+
+    def on_select_changed(self, event) -> None:
+        if event.select.id == "players" and isinstance(event.value, int):
+            self.seat_count = event.value
+            if self.is_mounted:
+                self.show_seats()
+
+    def on_button_pressed(self, event) -> None:
+        self.action_create() if event.button.id == "start" else self.action_back()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_create(self) -> None:
+        from textual.widgets import Checkbox, Input, Select
+
+        from .screens import SETUP_VARIANTS
+
+        seats = ["human"] + [str(self.query_one(f"#kind-{s}", Select).value) for s in range(1, self.seat_count)]
+        variants = [v for v in SETUP_VARIANTS if self.query_one(f"#variant-{v}", Checkbox).value]
+        seed_text = self.query_one("#seed", Input).value.strip()
+        message = {
+            "name": self.query_one("#table-name", Input).value.strip(),
+            "seats": seats, "variants": variants,
+            "options": {"max_by": str(self.query_one("#max-by", Select).value),
+                        "captain": str(self.query_one("#captain", Select).value)},
+        }
+        if seed_text:
+            message["seed"] = int(seed_text)
+        self.app.pop_screen()
+        self.app.send("create", **message)
+
+
+class WaitingScreen(Screen):
+    """A table whose human seats are not all taken yet."""
+
+    CSS_PATH = "screens.tcss"
+
+    def __init__(self, snapshot: dict) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+        self._bindings.bind("escape", "leave", t("net.leave"))
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="lobby"):
+            yield Static(id="waiting")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.shown_yet = True
+        self.show(self.snapshot.get("status", {}).get("players", self.snapshot.get("players", [])))
+
+    def show(self, players: list[dict]) -> None:
+        self.snapshot["players"] = players
+        if not getattr(self, "shown_yet", False):
+            return  # on_mount shows them
+        table = self.snapshot.get("table", {})
+        text = Text(t("net.waiting_title", table=shown(table.get("name"), 32)) + "\n\n", style="bold")
+        for number, seat in enumerate(players, start=1):
+            who = shown(seat.get("name"), NAME_MAX) if seat.get("name") else t("net.open_seat")
+            kind = t(f"difficulty.{seat['bot']}") if seat.get("bot") in DIFFICULTIES else t("seat.human")
+            text.append(f"{number}. {who} ({kind})\n")
+        text.append("\n" + t("net.waiting_help"))
+        self.query_one("#waiting", Static).update(text)
+
+    def action_leave(self) -> None:
+        self.app.send("leave")
+
+
+# --- the app -----------------------------------------------------------------------------
+class RemoteApp(DuckCoverApp):
+    """The client of one SSH session: no save, no statistics, no bots here (the server has them)."""
+
+    def __init__(self, options: AppOptions, socket_path: str, token: str) -> None:
+        super().__init__(replace(options, save=False, stats=False))
+        self.socket_path = socket_path
+        self.token = token
+        self.user_name = ""
+        self.lobby_tables: list[dict] = []
+        self.writer: asyncio.StreamWriter | None = None
+        self.table_screen: RemoteTableScreen | None = None
+
+    def on_mount(self) -> None:
+        self.title = t("app.title")
+        self.apply_theme()
+        self.run_worker(self.talk(), name="server", exclusive=True, exit_on_error=False)
+        self.call_after_refresh(self.check_size)
+
+    def save_game(self) -> None:
+        pass  # the server keeps the record
+
+    def go_title(self) -> None:
+        self.send("leave")  # after a game: back to the lobby
+
+    def send(self, kind: str, **fields) -> None:
+        if self.writer is not None and not self.writer.is_closing():
+            self.writer.write(p.encode(kind, **fields))
+
+    async def talk(self) -> None:
+        try:
+            reader, self.writer = await asyncio.open_unix_connection(self.socket_path, limit=p.SERVER_LINE_MAX + 1)
+            self.send("hello", token=self.token)
+            while True:
+                message = await p.read_message(reader, p.SERVER_TYPES, p.SERVER_LINE_MAX)
+                if message is None:
+                    break
+                try:
+                    self.on_server(message)
+                except Exception as err:  # noqa: BLE001 - one bad message must not end the session
+                    self.notify(shown(f"{type(err).__name__}: {err}", LABEL_MAX * 2), severity="error")
+                    self.send("sync")
+        except (OSError, p.ProtocolError):
+            pass
+        self.exit(message=t("net.lost"))
+
+    def on_server(self, message: dict) -> None:
+        kind = message["type"]
+        if kind == "welcome":
+            self.user_name = shown(message.get("name"), NAME_MAX)
+        elif kind == "lobby":
+            self.lobby_tables = message.get("tables") or []
+            if self.table_screen is None and not isinstance(self.main_screen(), WaitingScreen):
+                lobby = self.main_screen()
+                if isinstance(lobby, LobbyScreen):
+                    lobby.show(self.lobby_tables)
+                else:
+                    self.replace_main(LobbyScreen())
+        elif kind == "seated":
+            self.seated(message)
+        elif kind == "left":
+            self.table_screen = None
+            self.replace_main(LobbyScreen())
+        elif kind == "error":
+            self.notify(shown(message.get("text"), LABEL_MAX * 2), severity="error")
+        elif kind == "bye":
+            self.exit(message=shown(message.get("text"), LABEL_MAX))
+        elif kind == "status" and isinstance(self.main_screen(), WaitingScreen):
+            self.main_screen().show(message.get("players", []))
+        elif self.table_screen is not None:
+            self.table_screen.receive(message)
+
+    def main_screen(self):
+        stack = [s for s in self.screen_stack[1:] if not s.is_modal]
+        return stack[0] if stack else None
+
+    def seated(self, message: dict) -> None:
+        from ..record import replay
+
+        record = message.get("record")
+        if record is None:
+            self.table_screen = None
+            self.replace_main(WaitingScreen(message))
+            return
+        game = replay(record)
+        flips = message.get("pending_flips")
+        if flips and game.phase is Phase.FLIP:
+            game.flip(*flips)
+            gifts = message.get("pending_gifts")
+            if gifts and game.phase is Phase.GIFT:
+                game.play([p.move_from_json(m, seat, game.n) for seat, m in enumerate(gifts)])
+        players = message.get("players") or []
+        seats = [SeatSpec(name, players[i].get("bot") if i < len(players) else None)
+                 for i, name in enumerate(game.names)]
+        my_seat = message.get("seat")
+        controller = RemoteController(game, seats, my_seat, self.send)
+        controller.status = message.get("status") or {}
+        self.controller = controller
+        options = replace(self.options, watch=my_seat is None)
+        earlier = self.story_so_far(record, game) if game.history or game.round_index else []
+        self.table_screen = RemoteTableScreen(controller, options, earlier)
+        self.replace_main(self.table_screen)
+
+
+def main() -> int:
+    """The entry point the SSH front starts on each session's pty."""
+    import fcntl
+    import termios
+
+    from .. import i18n
+    from ..settings import load
+
+    try:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # our pty is the controlling terminal: resizes reach us
+    except OSError:
+        pass
+    socket_path, token = os.environ.get("DUCKCOVER_SOCKET", ""), os.environ.get("DUCKCOVER_TOKEN", "")
+    data = os.environ.get("DUCKCOVER_DATA")
+    options = AppOptions(speed="normal", data_dir=Path(data) if data else None, save=False, stats=False)
+    settings, problem = load(options.data_dir)
+    i18n.set_language(os.environ.get("DUCKCOVER_LANG") or settings.lang or "en")
+    app = RemoteApp(options, socket_path, token)
+    app.settings, app.settings_problem = settings, problem
+    app.run()
+    if app.return_code:
+        return app.return_code
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

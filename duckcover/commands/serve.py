@@ -1,0 +1,107 @@
+"""`duckcover serve`: tables for friends at their own terminals, over SSH (docs/serve.md)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+DEFAULT_PORT = 2222
+
+
+def positive(kind: type, name: str, low: float):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} takes a number, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{name} takes at least {low}, not {text}")
+        return value
+    return parse
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("serve", help="host tables that friends join with ssh")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it)")
+    parser.add_argument("--port", type=positive(int, "--port", 0), default=DEFAULT_PORT,
+                        help=f"SSH port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--max-connections", type=positive(int, "--max-connections", 1), default=32, metavar="N",
+                        help="players connected at once (default 32); more get one line and are closed")
+    parser.add_argument("--authorized-keys", type=Path, metavar="FILE",
+                        help="only the public keys in FILE may enter (default: anyone who reaches the port)")
+    parser.add_argument("--turn-seconds", type=positive(float, "--turn-seconds", 1), metavar="S",
+                        help="time to choose; a human who has not chosen gets the referee's fallback move")
+    parser.add_argument("--grace", type=positive(float, "--grace", 0), default=30.0, help=argparse.SUPPRESS)
+    parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
+    parser.set_defaults(command="serve")
+
+
+def fail(message: str) -> int:
+    print(f"duckcover: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args) -> int:
+    try:
+        import asyncssh  # noqa: F401 - only to say clearly when it is missing
+    except ImportError:
+        return fail("serve needs the asyncssh package (pip install asyncssh)")
+    from ..net.sshfront import read_authorized_keys
+
+    authorized = None
+    if args.authorized_keys is not None:
+        try:
+            authorized = read_authorized_keys(args.authorized_keys)
+        except ValueError as err:
+            return fail(str(err))
+    try:
+        return asyncio.run(serve(args, authorized))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def serve(args, authorized: set[str] | None) -> int:
+    from ..net.server import TableServer
+    from ..net.sshfront import Front, load_host_key, start
+    from ..paths import data_dir
+
+    root = args.data_dir or data_dir()
+    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace)
+    try:
+        key = load_host_key(root / "serve" / "ssh_host_ed25519_key")
+    except (OSError, ValueError) as err:
+        return fail(f"cannot read or create the host key: {err}")
+    with tempfile.TemporaryDirectory(prefix="duckcover-serve-") as private:
+        socket_path = Path(private) / "tables.sock"
+        await tables.start(socket_path)
+        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host)
+        try:
+            acceptor = await start(front, args.host, args.port, key)
+        except OSError as err:
+            await tables.close()
+            return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
+        port = acceptor.sockets[0].getsockname()[1]
+        front.port = port
+        shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
+        for problem in tables.problems:
+            print(f"duckcover: {problem}", file=sys.stderr)
+        print(f"duckcover serve: listening on {args.host} port {port}", flush=True)
+        print(f"  host key fingerprint: {key.get_fingerprint()}", flush=True)
+        print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
+        if tables.tables:
+            print(f"  {len(tables.tables)} table(s) restored", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        print("duckcover serve: stopping", flush=True)
+        acceptor.close()
+        front.stop_sessions()
+        await tables.close()
+        await asyncio.sleep(0.1)
+    return 0

@@ -1,0 +1,688 @@
+"""The table server: the one authority for every table of `duckcover serve`.
+
+Each table owns its engine Game, its bots (under a Referee) and its record, saved after every
+turn. Clients (one process per SSH session, see sshfront.py) connect over a local socket and
+present a token the SSH front issued for their login; a connection then sits at most at one
+seat, and everything it asks for is done for that seat only. A client is sent its own seat's
+choice options (it derives them from the public table) and the others' choices only at the
+reveal, when the last seat has chosen: a pending move never leaves this process.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..errors import DuckError
+from ..game import CHOOSING, Game, Phase
+from ..moves import Move
+from ..record import RecordError, dumps, loads, read_rules, replay, to_record
+from ..rules import ARTISTS_PACK, VARIANTS, Rules
+from ..untrusted import LABEL_MAX, NAME_MAX, shown
+from . import protocol as p
+
+BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
+DIFFICULTIES = ("easy", "medium", "hard")
+MIN_SEATS, MAX_SEATS = 2, 7
+MAX_TABLES = 64
+FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
+ROUND_PAUSE = 2.0  # seconds between a round's end and the next deal (clients show the scorepad)
+SEND_BUFFER_MAX = 4 * 1024 * 1024  # a client that stops reading this far behind is dropped
+
+
+class Identity(NamedTuple):
+    """Who a login is: the SSH user name and the fingerprint of the key they offered (or None)."""
+
+    user: str
+    key: str | None = None
+
+    def to_json(self) -> list:
+        return [self.user, self.key]
+
+
+@dataclass
+class Seat:
+    kind: str  # "human" or "bot"
+    bot: str | None = None  # a bot seat's difficulty
+    name: str | None = None  # None: an open human seat
+    owner: Identity | None = None
+    client: "Client | None" = None
+    left_at: float | None = None  # monotonic time the owner's connection dropped
+
+    @property
+    def human(self) -> bool:
+        return self.kind == "human"
+
+
+@dataclass(eq=False)
+class Client:
+    """One table-client connection, bound to one identity by its token."""
+
+    identity: Identity
+    writer: asyncio.StreamWriter
+    table: "Table | None" = None
+    seat: int | None = None
+
+    def send(self, kind: str, **fields: Any) -> None:
+        if self.writer.is_closing():
+            return
+        transport = self.writer.transport
+        if transport.get_write_buffer_size() > SEND_BUFFER_MAX:
+            self.writer.close()  # it stopped reading: drop it rather than hold the table's memory
+            return
+        self.writer.write(p.encode(kind, **fields))
+
+
+@dataclass(eq=False)
+class Table:
+    id: str
+    name: str
+    seats: list[Seat]
+    rules: Rules
+    seed: int
+    server: "TableServer"
+    game: Game | None = None
+    watchers: set = field(default_factory=set)
+    views: dict = field(default_factory=dict)  # seat -> PlayerView fixed when the choice opened
+    chosen: dict = field(default_factory=dict)  # seat -> Move | None (never sent before the reveal)
+    gifts: list | None = None  # low blows: the gifts given this turn, until the placing resolves
+    choice_no: int = 0
+    deadline: float | None = None  # monotonic time the current human choice or flip ends
+    timer: asyncio.TimerHandle | None = None
+    referees: list = field(default_factory=list)  # one per seat: a slow bot holds up nobody else's call
+    fallbacks: list = field(default_factory=list)
+
+    # --- who sits here ------------------------------------------------------------------
+    def state(self) -> str:
+        if self.game is None:
+            return "open"
+        return "over" if self.game.over else "playing"
+
+    def free_seats(self) -> list[int]:
+        return [i for i, seat in enumerate(self.seats) if seat.human and seat.owner is None]
+
+    def seat_of(self, identity: Identity) -> int | None:
+        return next((i for i, seat in enumerate(self.seats) if seat.owner == identity), None)
+
+    def names(self) -> list[str]:
+        return [seat.name or "?" for seat in self.seats]
+
+    def summary(self) -> dict:
+        humans = sum(1 for s in self.seats if s.human)
+        taken = sum(1 for s in self.seats if s.name is not None)
+        return {"id": self.id, "name": self.name, "seats": len(self.seats), "taken": taken,
+                "humans": humans, "bots": len(self.seats) - humans,
+                "variants": sorted(self.rules.variants), "state": self.state(),
+                "free": self.free_seats()}
+
+    def seats_json(self) -> list[dict]:
+        now = time.monotonic()
+        return [{"name": s.name, "kind": s.kind, "bot": s.bot,
+                 "connected": (not s.human) or s.client is not None,
+                 "standin": self.standin(i, now)} for i, s in enumerate(self.seats)]
+
+    def standin(self, seat: int, now: float | None = None) -> bool:
+        """A medium bot plays a human seat whose player has been gone longer than the grace period."""
+        s = self.seats[seat]
+        if not s.human or s.left_at is None or s.client is not None:
+            return False
+        return (now or time.monotonic()) - s.left_at >= self.server.grace
+
+    def everyone(self) -> list[Client]:
+        return [s.client for s in self.seats if s.client is not None] + list(self.watchers)
+
+    def broadcast(self, kind: str, **fields: Any) -> None:
+        for client in self.everyone():
+            client.send(kind, **fields)
+
+    # --- the public table ---------------------------------------------------------------
+    def public_record(self) -> dict:
+        """The record without what nobody at the table may know: the deck order and the seed
+        (a client replays it with the flips named, from a deck in plain order)."""
+        record = to_record(self.game, bots=[s.bot for s in self.seats])
+        record["seed"] = 0
+        for entry in record["rounds"]:
+            entry["deck"] = sorted(entry["deck"], key=_flip_order)
+            entry.pop("reshuffles", None)
+        return record
+
+    def snapshot(self, seat: int | None) -> dict:
+        data: dict[str, Any] = {"table": self.summary(), "seat": seat, "players": self.seats_json()}
+        if self.game is not None:
+            game = self.game
+            data["record"] = self.public_record()
+            if game.phase in CHOOSING:
+                data["pending_flips"] = list(game.flips)
+                if self.gifts is not None:
+                    data["pending_gifts"] = [p.move_to_json(m) for m in self.gifts]
+        data["status"] = self.status()
+        return data
+
+    def status(self) -> dict:
+        waiting = [s for s in self.views if s not in self.chosen]
+        left = None if self.deadline is None else max(0, round(self.deadline - time.monotonic()))
+        return {"chosen": sorted(self.chosen), "thinking": sorted(waiting), "seconds": left,
+                "players": self.seats_json()}
+
+    def send_status(self) -> None:
+        self.broadcast("status", **self.status())
+
+    def note(self, key: str, seat: int) -> None:
+        self.broadcast("note", key=key, name=self.seats[seat].name)
+
+    # --- the flow -----------------------------------------------------------------------
+    def start_game(self) -> None:
+        self.game = Game(self.names(), self.rules, self.seed)
+        self.make_referee()
+        self.server.save(self)
+        for i, seat in enumerate(self.seats):
+            if seat.client is not None:
+                seat.client.send("seated", **self.snapshot(i))
+        for watcher in self.watchers:
+            watcher.send("seated", **self.snapshot(None))
+        self.step()
+
+    def make_referee(self) -> None:
+        from ..plugins import resolve_bot
+        from ..safety import Referee
+
+        self.referees = []
+        for i, seat in enumerate(self.seats):
+            # Human seats get the medium bot that stands in when their player is gone too long.
+            spec = seat.bot if not seat.human else "medium"
+            try:
+                bot = resolve_bot(spec, seed=self.seed + i)
+            except Exception:  # noqa: BLE001 - a broken plugin: the medium bot plays
+                bot = resolve_bot("medium", seed=self.seed + i)
+            self.referees.append(Referee([bot if j == i else None for j in range(len(self.seats))]))
+
+    def bot_plays(self, seat: int) -> bool:
+        return not self.seats[seat].human or self.standin(seat)
+
+    def step(self) -> None:
+        """Do whatever comes next: a bot's flip, opening a choice, the next round."""
+        game = self.game
+        if game is None or game.over:
+            return
+        self.cancel_timer()
+        if game.phase is Phase.FLIP:
+            captain = game.captain
+            if self.bot_plays(captain):
+                self.later(FLIP_PAUSE * self.server.pace, self.flip)
+            elif self.server.turn_seconds:
+                self.deadline = time.monotonic() + self.server.turn_seconds
+                self.later(self.server.turn_seconds, self.flip)
+            elif self.seats[captain].left_at is not None:
+                self.wake_after_grace(captain)
+            return
+        if game.phase is Phase.ROUND_OVER:
+            self.later(ROUND_PAUSE * self.server.pace, self.next_round)
+            return
+        if game.phase in CHOOSING and not self.views:
+            self.open_choice()
+
+    def later(self, delay: float, callback: Callable[[], None]) -> None:
+        self.cancel_timer()
+        self.timer = asyncio.get_running_loop().call_later(delay, callback)
+
+    def cancel_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.deadline = None
+
+    def wake_after_grace(self, seat: int) -> None:
+        left = self.seats[seat].left_at
+        if left is not None:
+            wait = max(0.0, left + self.server.grace - time.monotonic()) + 0.01
+            self.later(wait, self.grace_over)
+
+    def grace_over(self) -> None:
+        self.timer = None
+        self.send_status()
+        if self.game.phase is Phase.FLIP:
+            self.step()
+        elif self.views:
+            self.ask_bots([s for s in self.views if s not in self.chosen and self.bot_plays(s)])
+
+    def flip(self, by: int | None = None) -> None:
+        game = self.game
+        if game is None or game.phase is not Phase.FLIP:
+            return
+        self.cancel_timer()
+        game.flip()
+        self.broadcast("flip", codes=list(game.flips))
+        if game.phase in CHOOSING:
+            self.open_choice()
+        else:  # nobody could play: the turn resolved at the flip
+            self.after_turn()
+
+    def open_choice(self) -> None:
+        game = self.game
+        self.views = {seat: game.view(seat) for seat in game.awaiting}
+        self.chosen = {}
+        self.choice_no += 1
+        humans = [s for s in self.views if not self.bot_plays(s)]
+        if humans and self.server.turn_seconds:
+            self.deadline = time.monotonic() + self.server.turn_seconds
+            self.timer = asyncio.get_running_loop().call_later(self.server.turn_seconds, self.time_up)
+        for seat in humans:
+            if self.seats[seat].left_at is not None:
+                self.wake_after_grace(seat)
+                break
+        self.send_status()
+        self.ask_bots([s for s in self.views if self.bot_plays(s)])
+
+    def ask_bots(self, seats: list[int]) -> None:
+        if not seats:
+            return
+        number, game = self.choice_no, self.game
+
+        async def ask(seat: int) -> None:
+            # In a thread: the bot reads the game, which changes only once every seat has chosen.
+            moves = await asyncio.get_running_loop().run_in_executor(None, self.referees[seat].decide, game, [seat])
+            if number == self.choice_no and seat not in self.chosen:
+                self.choose(seat, moves[seat], checked=True)
+
+        for seat in seats:
+            self.server.spawn(ask(seat))
+
+    def time_up(self) -> None:
+        from ..safety import fallback_move
+
+        self.timer = None
+        for seat in [s for s in self.views if s not in self.chosen and not self.bot_plays(s)]:
+            self.note("time", seat)
+            self.fallbacks.append((seat, self.game.round_index, self.game.turn_number))
+            self.choose(seat, fallback_move(self.game, seat), checked=True)
+
+    def choose(self, seat: int, move: Move | None, checked: bool = False) -> str | None:
+        """A seat's choice; the reason it is refused, or None. The last one resolves the turn."""
+        view = self.views.get(seat)
+        if view is None or seat in self.chosen:
+            return "nothing to choose now"
+        if not checked and not view.is_legal(move):
+            return "that move is not legal here"
+        self.chosen[seat] = move
+        if all(s in self.chosen for s in self.views):
+            self.resolve()
+        else:
+            self.send_status()
+        return None
+
+    def resolve(self) -> None:
+        game = self.game
+        self.cancel_timer()
+        moves = [self.chosen.get(seat) for seat in range(game.n)]
+        phase = game.phase
+        game.play(moves)
+        self.views, self.chosen = {}, {}
+        self.broadcast("reveal", moves=[p.move_to_json(m) for m in moves])
+        if phase is Phase.GIFT:
+            self.gifts = moves
+            self.open_choice()  # everyone places what they received
+            return
+        self.gifts = None
+        self.after_turn()
+
+    def after_turn(self) -> None:
+        self.send_status()
+        self.server.save(self)
+        if self.game.over:
+            self.server.finished(self)
+            return
+        self.step()
+
+    def next_round(self) -> None:
+        game = self.game
+        self.timer = None
+        if game.phase is not Phase.ROUND_OVER:
+            return
+        game.start_round()
+        entry = self.public_record()["rounds"][-1]
+        self.broadcast("round", round=entry)
+        self.server.save(self)
+        self.step()
+
+    # --- players coming and going ------------------------------------------------------
+    def sit(self, client: Client, seat: int) -> None:
+        s = self.seats[seat]
+        if s.owner is None:
+            s.owner, s.name = client.identity, self.unique_name(client.identity.user)
+        s.client, s.left_at = client, None
+        client.table, client.seat = self, seat
+        self.server.save_meta(self)
+        if self.game is None and not self.free_seats():
+            self.start_game()
+            return
+        client.send("seated", **self.snapshot(seat))
+        if self.game is not None:
+            self.note("back", seat)
+            self.send_status()
+            if self.game.phase is Phase.FLIP and seat == self.game.captain:
+                self.step()  # the captain is back: no stand-in flip
+        else:
+            self.broadcast("status", **self.status())
+
+    def unique_name(self, user: str) -> str:
+        base = shown(user, NAME_MAX) or "guest"
+        taken = {s.name for s in self.seats}
+        name, n = base, 2
+        while name in taken:
+            name = f"{base[:NAME_MAX - 3]}({n})"
+            n += 1
+        return name
+
+    def leave(self, client: Client) -> None:
+        if client in self.watchers:
+            self.watchers.discard(client)
+        elif client.seat is not None and self.seats[client.seat].client is client:
+            seat = client.seat
+            s = self.seats[seat]
+            s.client = None
+            if self.game is None:  # before the game: the seat opens again
+                s.owner, s.name = None, None
+                self.server.save_meta(self)
+                self.send_status()
+            elif not self.game.over:
+                s.left_at = time.monotonic()
+                self.note("left", seat)
+                self.send_status()
+                if (self.game.phase is Phase.FLIP and seat == self.game.captain) or seat in self.views:
+                    if self.timer is None:
+                        self.wake_after_grace(seat)
+        client.table, client.seat = None, None
+
+
+def _flip_order(name: str) -> tuple:
+    return (len(name), name)
+
+
+class TableServer:
+    """Every table, the tokens the SSH front issued, and the local socket clients connect to."""
+
+    def __init__(self, data_dir: Path, turn_seconds: float | None = None, grace: float = 30.0,
+                 stats: bool = True, pace: float = 1.0) -> None:
+        self.root = data_dir / "serve"
+        self.tables_dir = self.root / "tables"
+        self.data_dir = data_dir
+        self.turn_seconds = turn_seconds
+        self.grace = grace
+        self.stats = stats
+        self.pace = pace  # scales the pauses (tests and benchmarks: 0)
+        self.tables: dict[str, Table] = {}
+        self.tokens: dict[str, Identity] = {}
+        self.clients: set[Client] = set()
+        self.tasks: set[asyncio.Task] = set()
+        self.server: asyncio.base_events.Server | None = None
+        self.problems: list[str] = []
+
+    # --- running ------------------------------------------------------------------------
+    async def start(self, socket_path: Path) -> None:
+        self.restore()
+        socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        socket_path.unlink(missing_ok=True)
+        self.server = await asyncio.start_unix_server(self.handle, path=str(socket_path),
+                                                      limit=p.CLIENT_LINE_MAX + 1)
+        socket_path.chmod(0o600)
+        for table in self.tables.values():
+            table.step()
+
+    async def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for client in list(self.clients):
+            client.send("bye", text="the server is stopping")
+            client.writer.close()
+        for table in self.tables.values():
+            table.cancel_timer()
+            for referee in table.referees:
+                referee.close()
+        for task in list(self.tasks):
+            task.cancel()
+
+    def spawn(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def issue_token(self, identity: Identity) -> str:
+        token = secrets.token_urlsafe(24)
+        self.tokens[token] = identity
+        return token
+
+    def revoke_token(self, token: str) -> None:
+        self.tokens.pop(token, None)
+
+    # --- one client ---------------------------------------------------------------------
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        client = None
+        try:
+            hello = await asyncio.wait_for(
+                p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX), timeout=10)
+            identity = self.tokens.get(hello.get("token")) if hello and hello["type"] == "hello" else None
+            if identity is None:
+                writer.write(p.encode("error", text="unknown token"))
+                return
+            client = Client(identity, writer)
+            self.clients.add(client)
+            client.send("welcome", name=shown(identity.user, NAME_MAX))
+            if not self.rejoin(client):
+                client.send("lobby", tables=self.lobby())
+            while True:
+                try:
+                    message = await p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX)
+                except p.ProtocolError as err:
+                    client.send("error", text=str(err))
+                    break  # a peer that breaks the framing is not read any further
+                if message is None:
+                    break
+                self.dispatch(client, message)
+        except (p.ProtocolError, asyncio.TimeoutError, ConnectionError):
+            pass
+        finally:
+            if client is not None:
+                self.clients.discard(client)
+                if client.table is not None:
+                    client.table.leave(client)
+            writer.close()
+
+    def rejoin(self, client: Client) -> bool:
+        """A player with a seat at an unfinished table goes straight back to it."""
+        for table in self.tables.values():
+            seat = table.seat_of(client.identity)
+            if seat is not None and table.state() != "over" and table.seats[seat].client is None:
+                table.sit(client, seat)
+                return True
+        return False
+
+    def dispatch(self, client: Client, message: dict) -> None:
+        kind = message["type"]
+        table = client.table
+        try:
+            if kind == "lobby":
+                client.send("lobby", tables=self.lobby())
+            elif kind == "create":
+                self.create(client, message)
+            elif kind == "join":
+                self.join(client, message)
+            elif kind == "watch":
+                self.watch(client, message)
+            elif kind == "leave":
+                if table is not None:
+                    table.leave(client)
+                client.send("left")
+                client.send("lobby", tables=self.lobby())
+            elif kind == "sync":
+                if table is not None:
+                    client.send("seated", **table.snapshot(client.seat))
+            elif kind == "flip":
+                if table is None or client.seat is None or table.game is None:
+                    raise ValueError("you have no seat")
+                if table.game.phase is not Phase.FLIP or table.game.captain != client.seat:
+                    raise ValueError("only the Captain flips, once a turn")
+                table.flip()
+            elif kind == "choose":
+                if table is None or client.seat is None or table.game is None:
+                    raise ValueError("you have no seat")
+                move = p.move_from_json(message.get("move"), client.seat, table.game.n)
+                problem = table.choose(client.seat, move)
+                if problem:
+                    raise ValueError(problem)
+            elif kind == "hello":
+                raise ValueError("already greeted")
+        except (ValueError, DuckError) as err:
+            client.send("error", text=shown(str(err), LABEL_MAX * 2))
+
+    def lobby(self) -> list[dict]:
+        return [table.summary() for table in self.tables.values()]
+
+    def create(self, client: Client, message: dict) -> None:
+        if client.table is not None:
+            raise ValueError("leave your table first")
+        if len([t for t in self.tables.values() if t.state() != "over"]) >= MAX_TABLES:
+            raise ValueError("the server has as many tables as it takes")
+        seats_in = message.get("seats")
+        if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
+            raise ValueError(f"a table has {MIN_SEATS}-{MAX_SEATS} seats")
+        seats = []
+        bot_names = iter(BOT_NAMES)
+        for item in seats_in:
+            if item == "human":
+                seats.append(Seat("human"))
+            elif item in DIFFICULTIES:
+                seats.append(Seat("bot", bot=item, name=next(bot_names)))
+            else:
+                raise ValueError("a seat is 'human' or a difficulty: easy, medium, hard")
+        if not any(s.human for s in seats):
+            raise ValueError("a table needs a seat for you")
+        variants = message.get("variants", [])
+        if not isinstance(variants, list) or any(v not in VARIANTS or v == ARTISTS_PACK for v in variants):
+            raise ValueError("unknown variant")
+        options = message.get("options", {})
+        if not isinstance(options, dict):
+            raise ValueError("options must be an object")
+        try:
+            rules = read_rules({"rules": {"variants": variants, **options}})
+            rules.check_players(len(seats))
+        except (RecordError, DuckError, TypeError) as err:
+            raise ValueError(str(err)) from None
+        seed = message.get("seed")
+        if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
+            raise ValueError("the seed is a whole number")
+        name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
+        table = Table(secrets.token_hex(4), name, seats, rules,
+                      seed if seed is not None else secrets.randbelow(2**32), self)
+        self.tables[table.id] = table
+        table.sit(client, 0 if seats[0].human else table.free_seats()[0])
+        self.lobby_changed()
+
+    def join(self, client: Client, message: dict) -> None:
+        table = self.tables.get(message.get("table"))
+        if client.table is not None:
+            raise ValueError("leave your table first")
+        if table is None:
+            raise ValueError("no such table")
+        seat = table.seat_of(client.identity)
+        if seat is None:
+            free = table.free_seats()
+            wanted = message.get("seat")
+            if not free:
+                raise ValueError("that table has no free seat")
+            seat = wanted if wanted in free else free[0]
+        elif table.seats[seat].client is not None:
+            raise ValueError("you already sit at that table")
+        table.sit(client, seat)
+        self.lobby_changed()
+
+    def watch(self, client: Client, message: dict) -> None:
+        table = self.tables.get(message.get("table"))
+        if client.table is not None:
+            raise ValueError("leave your table first")
+        if table is None:
+            raise ValueError("no such table")
+        table.watchers.add(client)
+        client.table, client.seat = table, None
+        client.send("seated", **table.snapshot(None))
+
+    def lobby_changed(self) -> None:
+        tables = self.lobby()
+        for client in self.clients:
+            if client.table is None:
+                client.send("lobby", tables=tables)
+
+    # --- records ------------------------------------------------------------------------
+    def record_of(self, table: Table) -> dict:
+        from ..safety import Fallback, add_fallbacks
+
+        record = to_record(table.game, bots=[s.bot for s in table.seats])
+        found = [f for referee in table.referees for f in referee.fallbacks]
+        found += [Fallback(seat, r, t, "time") for seat, r, t in table.fallbacks]
+        return add_fallbacks(record, found)
+
+    def save(self, table: Table) -> None:
+        from ..storage import atomic_write
+
+        if table.game is not None:
+            atomic_write(self.tables_dir / f"{table.id}.json", dumps(self.record_of(table)))
+        self.save_meta(table)
+
+    def save_meta(self, table: Table) -> None:
+        from ..storage import atomic_write
+
+        meta = {"id": table.id, "name": table.name, "seed": table.seed, "rules": table.rules.to_json(),
+                "seats": [{"kind": s.kind, "bot": s.bot, "name": s.name,
+                           "owner": s.owner.to_json() if s.owner else None} for s in table.seats]}
+        atomic_write(self.tables_dir / f"{table.id}.table.json", json.dumps(meta))
+
+    def finished(self, table: Table) -> None:
+        from .. import stats, storage
+
+        record = self.record_of(table)
+        try:
+            storage.save_finished(record, self.data_dir)
+        except OSError as err:
+            self.problems.append(f"table {table.id}: cannot save the finished game: {err}")
+        if self.stats:
+            try:
+                stats.add_game(record, self.data_dir / stats.DB_NAME)
+            except Exception as err:  # noqa: BLE001 - statistics never end a game
+                self.problems.append(f"table {table.id}: statistics: {err}")
+        self.lobby_changed()
+
+    def restore(self) -> None:
+        """Bring back every unfinished table from its files, exactly where its last turn left it."""
+        if not self.tables_dir.is_dir():
+            return
+        for meta_path in sorted(self.tables_dir.glob("*.table.json")):
+            try:
+                table = self.load_table(meta_path)
+            except (OSError, ValueError, KeyError, TypeError, DuckError) as err:
+                self.problems.append(f"{meta_path.name}: not restored: {shown(str(err), 120)}")
+                continue
+            if table.state() != "over":
+                self.tables[table.id] = table
+
+    def load_table(self, meta_path: Path) -> Table:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        seats = []
+        for s in meta["seats"]:
+            owner = Identity(*s["owner"]) if s.get("owner") else None
+            seats.append(Seat(s["kind"], bot=s.get("bot"), name=s.get("name"), owner=owner))
+        rules = read_rules({"rules": meta["rules"]})
+        table = Table(str(meta["id"]), str(meta["name"]), seats, rules, int(meta["seed"]), self)
+        record_path = self.tables_dir / f"{table.id}.json"
+        if record_path.exists():
+            record = loads(record_path.read_text(encoding="utf-8"))
+            table.game = replay(record)
+            table.make_referee()
+            now = time.monotonic()
+            for seat in seats:
+                if seat.human:
+                    seat.left_at = now  # everybody has to come back; the grace starts now
+        return table

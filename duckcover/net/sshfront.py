@@ -1,0 +1,348 @@
+"""The SSH front of `duckcover serve`: logins, refusals, and one table client per session.
+
+Each interactive session gets its own process (`python -m duckcover.app.remote`) on a fresh
+pty; the front only copies bytes between the SSH channel and that pty, and passes the client a
+token (in its environment) that the table server knows as this login. A crashed client takes
+only its own session down; the tables live in the server.
+
+Only the game is served: an exec request, a subsystem (sftp), a session without a pty, port,
+agent and X11 forwarding are all refused (the first three with one line, the forwarding by the
+SSH protocol's own refusal). There is never a shell.
+"""
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import os
+import signal
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import asyncssh
+
+from .server import Identity, TableServer
+
+INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
+PREAUTH_EXTRA = 64  # connections still logging in, beyond --max-connections, before new ones are cut
+LOGIN_TIMEOUT = 20  # seconds to finish logging in
+
+NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"
+NEEDS_PTY = "duckcover: the game needs a terminal; connect with: ssh -t -p {port} {host}"
+FULL = "duckcover: the server is full ({limit} players); please try again later."
+
+
+def load_host_key(path: Path) -> asyncssh.SSHKey:
+    """The server's Ed25519 host key: generated on first start (mode 0600) and reused after."""
+    if path.exists():
+        return asyncssh.read_private_key(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key.export_private_key())
+    return key
+
+
+def read_authorized_keys(path: Path) -> set[str]:
+    """Fingerprints of the public keys in an authorized_keys file (options before a key are
+    skipped). ValueError with one line if the file cannot be read or holds no key."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"--authorized-keys {path}: cannot read: {err}") from None
+    found = set()
+    for line in lines:
+        words = line.split()
+        for start, word in enumerate(words):
+            if word.startswith(("ssh-", "ecdsa-", "sk-")):
+                try:
+                    found.add(asyncssh.import_public_key(" ".join(words[start:start + 2])).get_fingerprint())
+                except (asyncssh.KeyImportError, ValueError):
+                    pass
+                break
+    if not found:
+        raise ValueError(f"--authorized-keys {path}: no public key found")
+    return found
+
+
+class Front:
+    """The shared state of the SSH front: limits, the table server, the running sessions."""
+
+    def __init__(self, tables: TableServer, socket_path: Path, max_connections: int,
+                 authorized: set[str] | None, port: int, host: str) -> None:
+        self.tables = tables
+        self.socket_path = socket_path
+        self.max_connections = max_connections
+        self.authorized = authorized
+        self.port, self.host = port, host
+        self.connections = 0
+        self.sessions: set[GameSession] = set()
+
+    def stop_sessions(self) -> None:
+        for session in list(self.sessions):
+            session.stop()
+
+
+class GameSSHServer(asyncssh.SSHServer):
+    def __init__(self, front: Front) -> None:
+        self.front = front
+        self.conn = None
+        self.key_fingerprint: str | None = None
+
+    def connection_made(self, conn) -> None:
+        self.conn = conn
+        self.front.connections += 1
+        if self.front.connections > self.front.max_connections + PREAUTH_EXTRA:
+            conn.abort()  # a flood: not even a line for these
+
+    def connection_lost(self, exc) -> None:
+        self.front.connections -= 1
+
+    def begin_auth(self, username: str) -> bool:
+        return True  # always ask, so a client offers its key and is recognised by it
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key) -> bool:
+        fingerprint = key.get_fingerprint()
+        if self.front.authorized is not None and fingerprint not in self.front.authorized:
+            return False
+        self.key_fingerprint = fingerprint
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        return self.front.authorized is None  # open server: no key needed, no question asked
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str):
+        return True  # authenticated without a question
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def session_requested(self):
+        user = self.conn.get_extra_info("username") or "guest"
+        return GameSession(self.front, Identity(user, self.key_fingerprint))
+
+
+class GameSession(asyncssh.SSHServerSession):
+    def __init__(self, front: Front, identity: Identity) -> None:
+        self.front = front
+        self.identity = identity
+        self.chan = None
+        self.term: str | None = None
+        self.size = (80, 24)
+        self.refusal: str | None = None
+        self.proc: subprocess.Popen | None = None
+        self.master: int | None = None
+        self.pending = bytearray()
+        self.token: str | None = None
+        self.reading = False
+
+    def connection_made(self, chan) -> None:
+        self.chan = chan
+
+    # --- what the client asks for -------------------------------------------------------
+    def pty_requested(self, term_type: str, term_size, term_modes) -> bool:
+        self.term = term_type or "xterm"
+        width, height = term_size[0] or 80, term_size[1] or 24
+        self.size = (width, height)
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self.refusal = NO_COMMANDS
+        return True  # accepted only to say why, in one line, and close
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False  # sftp and friends: the client reports the refusal
+
+    def break_received(self, msec: int) -> bool:
+        return True
+
+    def signal_received(self, signal_name: str) -> None:
+        pass
+
+    def eof_received(self) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        front = self.front
+        host = front.host if front.host not in ("0.0.0.0", "::", "") else "HOST"
+        if self.refusal is None and self.term is None:
+            self.refusal = NEEDS_PTY
+        if self.refusal is None and len(front.sessions) >= front.max_connections:
+            self.refusal = FULL
+        if self.refusal is not None:
+            line = self.refusal.format(port=front.port, host=host, limit=front.max_connections)
+            self.chan.write((line + "\r\n").encode())
+            self.chan.exit(1)
+            return
+        front.sessions.add(self)
+        try:
+            self.start_client()
+        except OSError as err:
+            front.sessions.discard(self)
+            self.chan.write(f"duckcover: cannot start the game: {err}\r\n".encode())
+            self.chan.exit(1)
+
+    # --- the client process on its pty -------------------------------------------------
+    def start_client(self) -> None:
+        self.token = self.front.tables.issue_token(self.identity)
+        master, slave = os.openpty()
+        self.master = master
+        self.set_size()
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/"),
+            "TERM": self.term,
+            "LANG": "C.UTF-8",
+            "COLORTERM": "truecolor" if "256" in (self.term or "") or "direct" in (self.term or "") else "",
+            "DUCKCOVER_SOCKET": str(self.front.socket_path),
+            "DUCKCOVER_TOKEN": self.token,
+            "DUCKCOVER_DATA": str(self.front.tables.data_dir),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "duckcover.app.remote"],
+                stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
+            )
+        finally:
+            os.close(slave)
+        os.set_blocking(master, False)
+        self.resume_reading()
+
+    def set_size(self) -> None:
+        if self.master is None:
+            return
+        width, height = self.size
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGWINCH)
+            except ProcessLookupError:
+                pass
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self.size = (width or 80, height or 24)
+        self.set_size()
+
+    def resume_reading(self) -> None:
+        if self.master is not None and not self.reading:
+            asyncio.get_running_loop().add_reader(self.master, self.from_client)
+            self.reading = True
+
+    def pause_writing(self) -> None:
+        # The SSH peer is slow: stop reading the client's output, so its pty fills and it waits.
+        if self.master is not None and self.reading:
+            asyncio.get_running_loop().remove_reader(self.master)
+            self.reading = False
+
+    def resume_writing(self) -> None:
+        self.resume_reading()
+
+    def from_client(self) -> None:
+        try:
+            data = os.read(self.master, 65536)
+        except BlockingIOError:
+            return
+        except OSError:  # EIO: the client closed its terminal (it has ended)
+            data = b""
+        if data:
+            self.chan.write(data)
+            return
+        self.client_ended()
+
+    def client_ended(self) -> None:
+        status = 0
+        if self.proc is not None:
+            try:
+                status = self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                status = 1
+        self.close_pty()
+        try:
+            self.chan.exit(0 if status == 0 else 1)
+        except OSError:
+            pass
+
+    def data_received(self, data: bytes, datatype) -> None:
+        if self.master is None:
+            return
+        room = INPUT_BUFFER_MAX - len(self.pending)
+        self.pending += data[:max(0, room)]  # a flood beyond the buffer is dropped, not queued
+        self.to_client()
+
+    def to_client(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.pending and self.master is not None:
+            try:
+                written = os.write(self.master, self.pending[:4096])
+            except BlockingIOError:
+                break
+            except OSError as err:
+                if err.errno != errno.EAGAIN:
+                    self.pending.clear()
+                break
+            del self.pending[:written]
+        if self.master is None:
+            return
+        if self.pending:
+            loop.add_writer(self.master, self.to_client)
+        else:
+            loop.remove_writer(self.master)
+
+    def close_pty(self) -> None:
+        self.front.sessions.discard(self)
+        if self.token is not None:
+            self.front.tables.revoke_token(self.token)
+        if self.master is not None:
+            loop = asyncio.get_running_loop()
+            loop.remove_reader(self.master)
+            loop.remove_writer(self.master)
+            os.close(self.master)
+            self.master = None
+
+    def stop(self) -> None:
+        """End the client (the connection is gone or the server is stopping)."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGHUP)
+            except ProcessLookupError:
+                pass
+            asyncio.get_running_loop().run_in_executor(None, _reap, proc)
+        self.close_pty()
+
+    def connection_lost(self, exc) -> None:
+        self.stop()
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    try:
+        proc.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+async def start(front: Front, host: str, port: int, host_key: asyncssh.SSHKey):
+    """Listen for SSH; returns the acceptor (its .sockets hold the real port)."""
+    return await asyncssh.create_server(
+        lambda: GameSSHServer(front), host, port,
+        server_host_keys=[host_key],
+        login_timeout=LOGIN_TIMEOUT,
+        agent_forwarding=False, x11_forwarding=False, allow_pty=True, line_editor=False,
+        encoding=None, allow_scp=False, sftp_factory=None, keepalive_interval=30, keepalive_count_max=4,
+    )
