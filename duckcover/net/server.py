@@ -485,6 +485,8 @@ class TableServer:
                 self.dispatch(client, message)
         except (p.ProtocolError, asyncio.TimeoutError, ConnectionError):
             pass
+        except asyncio.CancelledError:
+            pass  # the server is stopping
         finally:
             if client is not None:
                 self.clients.discard(client)
