@@ -91,9 +91,9 @@ async def serve(args, authorized: set[str] | None) -> int:
             print(f"duckcover: {problem}", file=sys.stderr)
         print(f"duckcover serve: listening on {args.host} port {port}", flush=True)
         print(f"  host key fingerprint: {key.get_fingerprint()}", flush=True)
-        print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
         if tables.tables:
             print(f"  {len(tables.tables)} table(s) restored", flush=True)
+        print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -27,7 +27,7 @@ import asyncssh
 from .server import Identity, TableServer
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
-PREAUTH_EXTRA = 64  # connections still logging in, beyond --max-connections, before new ones are cut
+PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
 LOGIN_TIMEOUT = 20  # seconds to finish logging in
 
 NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"

@@ -1,0 +1,273 @@
+"""`duckcover serve` as users meet it: the real command, reached over SSH on 127.0.0.1.
+
+One test drives the real OpenSSH client in a pty; the others use asyncssh's client. Every
+load here is bounded in count and time, and every port is chosen free by the server (--port 0).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pty
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+SSH = shutil.which("ssh")
+MAX = 4  # --max-connections of the server under test
+
+
+class Guest(asyncssh.SSHClient):
+    """A client without a key: keyboard-interactive with no questions, as OpenSSH does it."""
+
+    def kbdint_auth_requested(self):
+        return ""
+
+    def kbdint_challenge_received(self, name, instructions, lang, prompts):
+        return []
+
+
+def start_server(data: Path, *extra: str) -> tuple[subprocess.Popen, int, list[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "duckcover", "serve", "--port", "0", "--data-dir", str(data), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "DUCKCOVER_DATA": str(data), "DUCKCOVER_LANG": "en"},
+    )
+    lines = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if "players join with" in line:
+            port = int(re.search(r"ssh -p (\d+)", line).group(1))
+            return proc, port, lines
+    proc.kill()
+    raise AssertionError(f"the server did not start: {lines}")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    data = tmp_path_factory.mktemp("serve")
+    proc, port, lines = start_server(data, "--max-connections", str(MAX), "--grace", "1")
+    yield port, data, lines
+    stop(proc)
+    assert proc.returncode == 0  # SIGTERM: a clean stop
+
+
+async def connect(port: int, user: str = "ann", **options):
+    return await asyncssh.connect("127.0.0.1", port, username=user, known_hosts=None, client_factory=Guest,
+                                  client_keys=None, agent_path=None, **options)
+
+
+async def read_until(stream, text: bytes, seen: bytearray, timeout: float = 30.0) -> bytes:
+    deadline = time.monotonic() + timeout
+    while text not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"never saw {text!r}; got {bytes(seen[-400:])!r}"
+        chunk = await asyncio.wait_for(stream.read(65536), left)
+        if not chunk:
+            raise AssertionError(f"closed before {text!r}; got {bytes(seen[-400:])!r}")
+        seen += chunk
+    return bytes(seen)
+
+
+async def game_session(conn, size=(100, 32)):
+    return await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
+
+
+# --- the server's face -----------------------------------------------------------------------
+def test_start_prints_the_ssh_command_and_a_host_key_kept_private_and_reused(served, tmp_path):
+    port, data, lines = served
+    text = "".join(lines)
+    assert f"ssh -p {port} NAME@127.0.0.1" in text
+    fingerprint = re.search(r"fingerprint: (SHA256:\S+)", text).group(1)
+    key = data / "serve" / "ssh_host_ed25519_key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert asyncssh.read_private_key(str(key)).get_fingerprint() == fingerprint
+
+
+@pytest.mark.skipif(SSH is None, reason="needs the OpenSSH client")
+def test_the_real_openssh_client_reaches_the_lobby_and_creates_a_table(served):
+    port, _, _ = served
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(SSH, [SSH, "-p", str(port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                       "-o", "LogLevel=ERROR", "-o", "BatchMode=no", "-o", "PubkeyAuthentication=no",
+                       "-tt", "olga@127.0.0.1"])
+    seen = bytearray()
+
+    def wait_for(text: bytes, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in seen:
+            assert time.monotonic() < deadline, f"never saw {text!r}: {bytes(seen[-300:])!r}"
+            try:
+                seen.extend(os.read(fd, 65536))
+            except OSError:
+                raise AssertionError(f"ssh ended before {text!r}: {bytes(seen[-300:])!r}") from None
+
+    try:
+        wait_for(b"Tables on this server")
+        wait_for(b"olga")
+        os.write(fd, b"c")  # create a table: you + an open seat + 2 medium bots
+        wait_for(b"A new table")
+        os.write(fd, b"\x13")  # Ctrl+S
+        wait_for(b"waiting for players")
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+# --- only the game ---------------------------------------------------------------------------
+async def test_exec_sftp_forwarding_and_sessions_without_a_pty_are_refused(served):
+    port, _, _ = served
+    async with await connect(port) as conn:
+        result = await conn.run("ls /", check=False)
+        assert result.exit_status == 1
+        assert result.stdout.count("\n") == 1 and "only runs the game" in result.stdout
+        result = await conn.run(check=False)  # a shell without a pty
+        assert result.exit_status == 1 and "needs a terminal" in result.stdout
+        with pytest.raises(asyncssh.ChannelOpenError):
+            async with conn.start_sftp_client():
+                pass
+        with pytest.raises(asyncssh.ChannelOpenError):  # the SSH port itself listens: still refused
+            await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", port)
+        with pytest.raises(asyncssh.ChannelListenError):
+            await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", port)
+
+
+async def test_a_user_name_with_escape_sequences_is_refused_and_markup_is_shown_as_text(served, monkeypatch):
+    port, _, _ = served
+    evil = "\x1b]0;pwned\x07\x1b[2Jmallory"
+    monkeypatch.setattr(asyncssh.connection, "saslprep", lambda text: text)  # our client sends it as is
+    with pytest.raises(asyncssh.Error):  # the SSH layer refuses control characters in a user name
+        async with await connect(port, user=evil):
+            pass
+    async with await connect(port, user="[red]mal[/]") as conn:
+        process = await game_session(conn)
+        seen = bytearray()
+        await read_until(process.stdout, b"Tables on this server", seen)
+        await read_until(process.stdout, b"you are [red]mal[/])", seen)  # literally, not as markup
+        process.close()
+
+
+# --- load and abuse --------------------------------------------------------------------------
+async def test_200_simultaneous_connections_the_limit_holds_and_the_excess_get_one_line(served):
+    port, _, _ = served
+
+    async def attempt(index: int):
+        try:
+            conn = await connect(port, user=f"p{index}", connect_timeout=40)
+        except (OSError, asyncssh.Error):
+            return "refused", None
+        process = await game_session(conn)
+        seen = bytearray()
+        try:
+            while True:
+                chunk = await asyncio.wait_for(process.stdout.read(65536), 40)
+                if not chunk:
+                    return "line", bytes(seen)
+                seen += chunk
+                if b"\x1b[" in seen:  # a full-screen client started
+                    return "game", conn
+        except asyncio.TimeoutError:
+            return "silent", bytes(seen)
+
+    results = await asyncio.wait_for(asyncio.gather(*(attempt(i) for i in range(200))), 90)
+    games = [conn for kind, conn in results if kind == "game"]
+    lines = [out for kind, out in results if kind == "line"]
+    assert len(games) <= MAX and len(games) + len(lines) == 200  # every excess attempt was told why
+    assert lines and all(out.count(b"\n") == 1 and b"server is full" in out for out in lines)
+    for conn in games:
+        conn.close()
+    await asyncio.sleep(1)
+    async with await connect(port, user="after") as conn:  # still responsive
+        process = await game_session(conn)
+        await read_until(process.stdout, b"Tables on this server", bytearray())
+        process.close()
+
+
+async def test_garbage_and_a_10_mb_keystroke_flood_break_nothing(served):
+    port, _, _ = served
+    for garbage in (os.urandom(4096), b"SSH-2.0-x\r\n" + os.urandom(65536), b"\x00" * 100):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            try:
+                raw.sendall(garbage)
+                raw.recv(1024)
+            except OSError:
+                pass
+    async with await connect(port, user="flood") as conn:
+        process = await game_session(conn)
+        seen = bytearray()
+        await read_until(process.stdout, b"Tables on this server", seen)
+        chunk = b"jwxr\x1b[A" * 1024
+        for _ in range((10 * 1024 * 1024) // len(chunk)):
+            process.stdin.write(chunk)
+            await process.stdin.drain()
+        process.close()
+    async with await connect(port, user="after-flood") as conn:
+        process = await game_session(conn)
+        await read_until(process.stdout, b"Tables on this server", bytearray())
+        process.close()
+
+
+# --- resilience through SSH --------------------------------------------------------------------
+async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_her_seat(tmp_path):
+    proc, port, _ = start_server(tmp_path, "--grace", "60")
+    try:
+        async with await connect(port, user="ann") as ann, await connect(port, user="ben") as ben:
+            a, b = await game_session(ann), await game_session(ben)
+            seen_a, seen_b = bytearray(), bytearray()
+            await read_until(a.stdout, b"Tables on this server", seen_a)
+            a.stdin.write(b"c")
+            await read_until(a.stdout, b"A new table", seen_a)
+            a.stdin.write(b"\x13")
+            await read_until(a.stdout, b"waiting for players", seen_a)
+            await read_until(b.stdout, b"waiting for players", seen_b)  # Ben's lobby lists the table
+            b.stdin.write(b"j")
+            await read_until(b.stdout, b"Round 1 begins", seen_b)
+            await read_until(a.stdout, b"press Space", seen_a)
+            tables = tmp_path / "serve" / "tables"
+            record_path = next(p for p in tables.glob("*.json") if not p.name.endswith(".table.json"))
+            deadline = time.monotonic() + 40
+            while len(json.loads(record_path.read_text())["rounds"][0]["turns"]) < 2:
+                assert time.monotonic() < deadline, "no turn was played"
+                a.stdin.write(b" \r\r")
+                b.stdin.write(b"\r\r")
+                await asyncio.sleep(0.3)
+            os.kill(proc.pid, signal.SIGKILL)  # mid-round, no goodbye
+            proc.wait()
+            before = json.loads(record_path.read_text())
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    proc, port, lines = start_server(tmp_path, "--grace", "60")
+    try:
+        assert any("1 table(s) restored" in line for line in lines)
+        async with await connect(port, user="ben") as ben:
+            b = await game_session(ben)
+            seen = bytearray()
+            await read_until(b.stdout, b"Game resumed", seen)  # straight back to his seat
+            assert json.loads(record_path.read_text())["rounds"] == before["rounds"]
+    finally:
+        stop(proc)
