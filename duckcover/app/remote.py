@@ -83,12 +83,22 @@ class RemoteTableScreen(TableScreen):
     def __init__(self, controller: RemoteController, options: AppOptions, earlier=()) -> None:
         super().__init__(controller, options, earlier)
         self.inbox: deque = deque()
+        self.early: list[dict] = []  # messages that came before the screen was up
+        self.up = False
         self.base_prompt = ""
         self.deadline: float | None = None
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # (Textual runs TableScreen.on_mount too: handlers are called along the class hierarchy.)
         self.set_interval(1.0, self.tick)
+        self.call_after_refresh(self.now_up)
+
+    def now_up(self) -> None:
+        self.up = True
+        early, self.early = self.early, []
+        for message in early:
+            self.receive(message)
+        self.pump()
 
     # --- the flow, from the server ---------------------------------------------------
     def advance(self) -> None:
@@ -129,7 +139,9 @@ class RemoteTableScreen(TableScreen):
 
     def receive(self, message: dict) -> None:
         kind = message["type"]
-        if kind == "status":
+        if not self.up:
+            self.early.append(message)
+        elif kind == "status":
             self.ctl.status = message
             seconds = message.get("seconds")
             self.deadline = None if seconds is None else time.monotonic() + seconds
@@ -145,7 +157,7 @@ class RemoteTableScreen(TableScreen):
             self.pump()
 
     def pump(self) -> None:
-        while self.inbox and self.state not in self.BUSY and self.is_attached:
+        while self.inbox and self.up and self.state not in self.BUSY and self.is_attached:
             message = self.inbox.popleft()
             try:
                 self.apply(message)

@@ -215,8 +215,9 @@ class Table:
             if self.bot_plays(captain):
                 self.later(FLIP_PAUSE * self.server.pace, self.flip)
             elif self.server.turn_seconds:
-                self.deadline = time.monotonic() + self.server.turn_seconds
                 self.later(self.server.turn_seconds, self.flip)
+                self.deadline = time.monotonic() + self.server.turn_seconds
+                self.send_status()
             elif self.seats[captain].left_at is not None:
                 self.wake_after_grace(captain)
             return

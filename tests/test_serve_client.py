@@ -1,0 +1,130 @@
+"""The Textual client of `duckcover serve`, played by keys (Pilot) against a real table server.
+
+Each app here is the same RemoteApp an SSH session runs, connected over the server's local
+socket; the SSH layer itself is tested in test_serve_ssh.py.
+"""
+from __future__ import annotations
+
+import pytest
+
+from duckcover import i18n
+from duckcover.app.options import AppOptions
+from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
+from duckcover.app.screens import RoundEndScreen
+from duckcover.net.server import Identity, TableServer
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+async def server(tmp_path):
+    i18n.set_language("en")
+    srv = TableServer(tmp_path, grace=30, pace=0)
+    await srv.start(tmp_path / "tables.sock")
+    srv.sock = tmp_path / "tables.sock"
+    yield srv
+    await srv.close()
+
+
+def client(server, name: str) -> RemoteApp:
+    app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
+                    server.issue_token(Identity(name)))
+    return app
+
+
+async def settle(pilots, until, rounds: int = 400) -> None:
+    for _ in range(rounds):
+        if until():
+            return
+        await pilots[0].pause(0.02)
+    raise AssertionError("the clients never got there")
+
+
+async def press_what_is_asked(app: RemoteApp, pilot) -> None:
+    """A player who flips when Captain, takes the cursor's cell when asked, and reads on."""
+    screen = app.screen
+    if isinstance(screen, RoundEndScreen):
+        await pilot.press("enter")
+    elif isinstance(screen, RemoteTableScreen):
+        if screen.state == "await-flip":
+            await pilot.press("space")
+        elif screen.state == "choosing" and screen.chooser is not None:
+            await pilot.press("enter")
+
+
+async def test_lobby_create_join_and_play_by_keys_all_see_the_same_reveals(server):
+    apps = [client(server, name) for name in ("ann", "ben", "cy")]
+    async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben, \
+            apps[2].run_test(size=SIZE) as cy:
+        pilots = [ann, ben, cy]
+        await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+        await ann.press("c")
+        await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
+        screen = apps[0].screen
+        from textual.widgets import Select
+
+        screen.query_one("#kind-2", Select).value = "human"  # you, two open seats, a medium bot
+        await ann.press("ctrl+s")
+        await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
+        await settle(pilots, lambda: apps[1].lobby_tables and apps[2].lobby_tables)
+        await ben.press("j")
+        await cy.press("j")
+        await settle(pilots, lambda: all(isinstance(a.screen, RemoteTableScreen) for a in apps))
+        table = next(iter(server.tables.values()))
+        assert [s.name for s in table.seats] == ["ann", "ben", "cy", "Jackson"]
+        assert [a.controller.my_seat for a in apps] == [0, 1, 2]
+        # Play by keys until four turns are revealed.
+        for _ in range(600):
+            if table.game.turn_number >= 4:
+                break
+            for app, pilot in zip(apps, pilots):
+                await press_what_is_asked(app, pilot)
+            await ann.pause(0.02)
+        await settle(pilots, lambda: all(a.controller.game.turn_number == table.game.turn_number for a in apps))
+        game = table.game
+        reveals = [[line for line in a.table_screen.log_lines if line.startswith("  ")] for a in apps]
+        assert reveals[0] and reveals[0] == reveals[1] == reveals[2]
+        for app in apps:
+            mirror = app.controller.game
+            assert mirror.totals == game.totals and mirror.draw_size == game.draw_size
+            assert [dict(mirror.grid(s)) for s in range(4)] == [dict(game.grid(s)) for s in range(4)]
+            assert mirror.seed == 0  # the seed (and with it the deck order) never left the server
+
+
+async def test_countdown_ends_with_the_referee_fallback_said_in_the_log(tmp_path):
+    i18n.set_language("en")
+    srv = TableServer(tmp_path, turn_seconds=1, grace=30, pace=0)
+    await srv.start(tmp_path / "t.sock")
+    srv.sock = tmp_path / "t.sock"
+    try:
+        apps = [client(srv, "ann"), client(srv, "ben")]
+        async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
+            pilots = [ann, ben]
+            await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+            apps[0].send("create", seats=["human", "human"], seed=4)
+            await settle(pilots, lambda: apps[1].lobby_tables)
+            await ben.press("j")
+            await settle(pilots, lambda: all(isinstance(a.screen, RemoteTableScreen) for a in apps))
+            # Nobody presses anything: the Captain's flip and both choices run out of time.
+            await settle(pilots, lambda: any("Played for ben: time." in line
+                                             for line in apps[0].table_screen.log_lines), rounds=250)
+            assert any("Played for ann: time." in line for line in apps[1].table_screen.log_lines)
+            assert "s left" in apps[0].table_screen.prompt_text or apps[0].table_screen.state == "pause"
+    finally:
+        await srv.close()
+
+
+async def test_a_watcher_sees_the_table_without_a_seat(server):
+    apps = [client(server, "ann"), client(server, "wes")]
+    async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as wes:
+        pilots = [ann, wes]
+        await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+        apps[0].send("create", seats=["human", "easy", "easy"], seed=2)
+        await settle(pilots, lambda: apps[1].lobby_tables and apps[1].lobby_tables[0]["state"] == "playing")
+        await wes.press("w")
+        await settle(pilots, lambda: isinstance(apps[1].screen, RemoteTableScreen))
+        watcher = apps[1].controller
+        assert watcher.my_seat is None and watcher.humans == []
+        await ann.press("space")  # Ann flips; the watcher sees the flip but is never asked anything
+        await settle(pilots, lambda: apps[1].controller.game.turn_number >= 1 or apps[1].controller.views)
+        assert apps[1].table_screen.chooser is None
