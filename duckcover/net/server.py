@@ -333,10 +333,10 @@ class Table:
 
     def after_turn(self) -> None:
         self.send_status()
-        self.server.save(self)
         if self.game.over:
             self.server.finished(self)
             return
+        self.server.save(self)
         self.step()
 
     def next_round(self) -> None:
@@ -543,7 +543,9 @@ class TableServer:
             client.send("error", text=shown(str(err), LABEL_MAX * 2))
 
     def lobby(self) -> list[dict]:
-        return [table.summary() for table in self.tables.values()]
+        # A finished table stays listed while someone is still looking at it.
+        return [table.summary() for table in self.tables.values()
+                if table.state() != "over" or table.everyone()]
 
     def create(self, client: Client, message: dict) -> None:
         if client.table is not None:
@@ -591,6 +593,8 @@ class TableServer:
             raise ValueError("leave your table first")
         if table is None:
             raise ValueError("no such table")
+        if table.state() == "over":
+            raise ValueError("that game is over")
         seat = table.seat_of(client.identity)
         if seat is None:
             free = table.free_seats()
@@ -644,11 +648,19 @@ class TableServer:
         atomic_write(self.tables_dir / f"{table.id}.table.json", json.dumps(meta))
 
     def finished(self, table: Table) -> None:
-        from .. import stats, storage
+        """A finished game joins the host's finished games and statistics; its table files go."""
+        from datetime import datetime, timezone
+
+        from .. import stats
+        from ..storage import FINISHED, atomic_write, games_dir
 
         record = self.record_of(table)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         try:
-            storage.save_finished(record, self.data_dir)
+            # Not storage.save_finished: that also drops the host's own unfinished local game.
+            atomic_write(games_dir(self.data_dir) / FINISHED / f"{stamp}.json", dumps(record), durable=True)
+            for path in (self.tables_dir / f"{table.id}.json", self.tables_dir / f"{table.id}.table.json"):
+                path.unlink(missing_ok=True)
         except OSError as err:
             self.problems.append(f"table {table.id}: cannot save the finished game: {err}")
         if self.stats:
