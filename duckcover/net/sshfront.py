@@ -207,7 +207,6 @@ class GameSession(asyncssh.SSHServerSession):
             "DUCKCOVER_SOCKET": str(self.front.socket_path),
             "DUCKCOVER_TOKEN": self.token,
             "DUCKCOVER_DATA": str(self.front.tables.data_dir),
-            "PYTHONDONTWRITEBYTECODE": "1",
         }
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
             if name in os.environ:

@@ -1,0 +1,323 @@
+"""`duckcover serve` measured: the real command, real SSH sessions, on 127.0.0.1.
+
+Usage: python benchmarks/serve.py [--runs N] [--players N] [--tables N] [--turns N]
+
+- launch: a local `duckcover play --bots 3` in a pty at 120x40, from spawn to its first table
+  frame (the Captain's prompt on screen), median of --runs; next to it, over SSH (asyncssh
+  client, pty 120x40): connect -> lobby on screen, and join (the key) -> first table frame.
+  Ratio = connect->lobby / local launch (goal <= 1.3).
+- bytes per turn: what one player's SSH channel carried per turn at 120x40 (the session's
+  decrypted payload; encryption adds a few dozen bytes a packet), over --turns turns.
+- memory: PSS of each session's client process (+ the server's growth, shared out) with
+  --players connected (goal <= 60 MB a player).
+- reveal latency: --tables tables of 4 simulated players each, speaking the table protocol to
+  a table server in its own process (the SSH and terminal layers are not in this figure): from
+  the last choice sent to every client's reveal received, p95 (goal <= 200 ms).
+The last line is `name=value`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pty
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import asyncssh
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+SIZE = (120, 40)
+
+
+class Guest(asyncssh.SSHClient):
+    def kbdint_auth_requested(self):
+        return ""
+
+    def kbdint_challenge_received(self, name, instructions, lang, prompts):
+        return []
+
+
+# --- the local launch, in a pty ------------------------------------------------------------
+def local_launch(data: Path) -> float:
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ.update(DUCKCOVER_DATA=str(data), TERM="xterm-256color", LANG="C.UTF-8")
+        os.execv(sys.executable, [sys.executable, "-m", "duckcover", "play", "--bots", "3", "--seed", "1",
+                                  "--lang", "en", "--name", "You"])
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    start, seen = time.perf_counter(), b""
+    try:
+        while b"press Space" not in seen:
+            seen += os.read(fd, 65536)
+        return time.perf_counter() - start
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+# --- the server and its sessions --------------------------------------------------------------
+def start_server(data: Path, *extra: str) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "duckcover", "serve", "--port", "0", "--data-dir", str(data),
+                             *extra], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "DUCKCOVER_DATA": str(data), "DUCKCOVER_LANG": "en"})
+    for line in proc.stdout:
+        match = re.search(r"ssh -p (\d+)", line)
+        if match:
+            return proc, int(match.group(1))
+    raise RuntimeError("the server did not start")
+
+
+class Session:
+    def __init__(self, conn, process) -> None:
+        self.conn, self.process = conn, process
+        self.seen = bytearray()
+        self.received = 0
+
+    @classmethod
+    async def open(cls, port: int, user: str) -> "Session":
+        conn = await asyncssh.connect("127.0.0.1", port, username=user, known_hosts=None, client_factory=Guest,
+                                      client_keys=None, agent_path=None)
+        process = await conn.create_process(term_type="xterm-256color", term_size=SIZE, encoding=None)
+        return cls(conn, process)
+
+    async def wait_for(self, text: bytes, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.seen:
+            chunk = await asyncio.wait_for(self.process.stdout.read(65536), deadline - time.monotonic())
+            if not chunk:
+                raise RuntimeError(f"session closed before {text!r}")
+            self.received += len(chunk)
+            self.seen += chunk
+
+    async def drain(self, seconds: float) -> None:
+        try:
+            while True:
+                chunk = await asyncio.wait_for(self.process.stdout.read(65536), seconds)
+                if not chunk:
+                    return
+                self.received += len(chunk)
+                self.seen += chunk
+                del self.seen[:-4096]
+        except asyncio.TimeoutError:
+            return
+
+    def key(self, data: bytes) -> None:
+        self.process.stdin.write(data)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def client_pids(server_pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(server_pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def turns_played(data: Path) -> int:
+    total = 0
+    for path in (data / "serve" / "tables").glob("*.json"):
+        if not path.name.endswith(".table.json"):
+            total += sum(len(r["turns"]) for r in json.loads(path.read_text())["rounds"])
+    return total
+
+
+async def ssh_figures(runs: int, players: int, turns: int) -> dict:
+    figures: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        proc, port = start_server(data, "--max-connections", str(max(players, 4)))
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, local_launch, data / "warm")  # caches warm
+            lobby, join, local = [], [], []
+            for run in range(runs):
+                local.append(await asyncio.get_running_loop().run_in_executor(None, local_launch, data / f"l{run}"))
+                start = time.perf_counter()
+                host = await Session.open(port, f"host{run}")
+                await host.wait_for(b"Tables on this server")
+                lobby.append(time.perf_counter() - start)
+                host.key(b"c")
+                await host.wait_for(b"A new table")
+                host.key(b"\x13")  # you, an open seat, two medium bots
+                await host.wait_for(b"waiting for players")
+                guest = await Session.open(port, f"guest{run}")
+                await guest.wait_for(b"Tables on this server")
+                await guest.wait_for(b"waiting for players")
+                start = time.perf_counter()
+                guest.key(b"j")
+                await guest.wait_for(b"Round 1 begins")
+                join.append(time.perf_counter() - start)
+                if run == runs - 1:
+                    figures["bytes_per_turn"] = await bytes_per_turn(host, guest, data, turns)
+                host.close()
+                guest.close()
+            figures["local_launch_ms"] = statistics.median(local) * 1000
+            figures["connect_to_lobby_ms"] = statistics.median(lobby) * 1000
+            figures["join_to_table_ms"] = statistics.median(join) * 1000
+            figures["launch_ratio"] = figures["connect_to_lobby_ms"] / figures["local_launch_ms"]
+            await asyncio.sleep(1)
+            figures.update(await memory(proc.pid, port, players))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(20)
+    return figures
+
+
+async def bytes_per_turn(host: Session, guest: Session, data: Path, turns: int) -> float:
+    """The guest's channel, from the first table frame on, while both play `turns` turns."""
+    await host.wait_for(b"press Space")
+    start_bytes, start_turns = guest.received, turns_played(data)
+    deadline = time.monotonic() + 120
+    while turns_played(data) - start_turns < turns and time.monotonic() < deadline:
+        host.key(b" \r\r")
+        guest.key(b"\r\r")
+        await asyncio.gather(host.drain(0.4), guest.drain(0.4))
+    done = max(1, turns_played(data) - start_turns)
+    return (guest.received - start_bytes) / done
+
+
+async def memory(server_pid: int, port: int, players: int) -> dict:
+    before = pss_kb(server_pid)
+    sessions = []
+    for index in range(players):
+        session = await Session.open(port, f"m{index}")
+        await session.wait_for(b"Tables on this server")
+        sessions.append(session)
+    await asyncio.sleep(1)
+    clients = [pss_kb(pid) for pid in client_pids(server_pid)]
+    server_growth = max(0, pss_kb(server_pid) - before)
+    per_player = (sum(clients) + server_growth) / max(1, len(clients))
+    for session in sessions:
+        session.close()
+    return {"mb_per_player": per_player / 1024, "players_connected": len(clients),
+            "mb_total": (sum(clients) + server_growth) / 1024}
+
+
+# --- reveal latency with simulated players ------------------------------------------------------
+SERVER_CODE = """
+import asyncio, json, sys
+from pathlib import Path
+from duckcover.net.server import Identity, TableServer
+async def main():
+    data = Path(sys.argv[1])
+    srv = TableServer(data, grace=600, pace=0, stats=False)
+    await srv.start(data / "t.sock")
+    print(json.dumps([srv.issue_token(Identity(f"p{i}")) for i in range(int(sys.argv[2]))]), flush=True)
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
+
+
+async def reveal_latency(tables: int, decisions: int) -> list[float]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from serve_helpers import ProtocolClient
+
+    from duckcover.game import Phase
+
+    latencies: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        server = subprocess.Popen([sys.executable, "-c", SERVER_CODE, tmp, str(tables * 4)], stdout=subprocess.PIPE,
+                                  text=True)
+        try:
+            tokens = json.loads(server.stdout.readline())
+            clients = [await ProtocolClient.connect(Path(tmp) / "t.sock", token) for token in tokens]
+            for client in clients:
+                await client.until("welcome")
+            for t in range(tables):
+                group = clients[4 * t:4 * t + 4]
+                group[0].send("create", seats=["human"] * 4, seed=t)
+                await group[0].until("seated")
+                listed = []
+                while len(listed) <= t:
+                    listed = (await group[1].until("lobby"))["tables"]
+                table_id = listed[-1]["id"]
+                for client in group[1:]:
+                    client.send("join", table=table_id)
+                for client in group:
+                    while client.game is None:
+                        await client.until("seated")
+            last_choice: dict = {}
+
+            async def player(client: ProtocolClient, table: int) -> None:
+                rng = random.Random(table * 10 + (client.seat or 0))
+                if client.game.phase is Phase.FLIP and client.game.captain == client.seat and client.once("flip"):
+                    client.send("flip")  # the first flip: nothing else would wake the Captain
+                while len([x for x in latencies]) < decisions * tables * 4:
+                    try:
+                        message = await client.next(timeout=5)
+                    except asyncio.TimeoutError:
+                        return
+                    if message is None:
+                        return
+                    game = client.game
+                    if game is None:
+                        continue
+                    if message["type"] == "reveal":
+                        sent = last_choice.get((table, len(client.reveals)))
+                        if sent is not None:
+                            latencies.append(time.perf_counter() - sent)
+                    if game.over:
+                        return
+                    if game.phase is Phase.FLIP and game.captain == client.seat and client.once("flip"):
+                        client.send("flip")
+                    status = message if message["type"] == "status" else message.get("status", {})
+                    if client.my_turn_to_choose(status) and client.once("choose"):
+                        await asyncio.sleep(rng.random() * 0.05)  # a moment's thought
+                        last_choice[(table, len(client.reveals) + 1)] = time.perf_counter()
+                        client.choose_first_legal()
+
+            await asyncio.wait_for(asyncio.gather(*(player(c, i // 4) for i, c in enumerate(clients))), 300)
+        finally:
+            server.kill()
+            server.wait()
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--players", type=int, default=32)
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument("--decisions", type=int, default=20)
+    args = parser.parse_args()
+    figures = asyncio.run(ssh_figures(args.runs, args.players, args.turns))
+    latencies = sorted(asyncio.run(reveal_latency(args.tables, args.decisions)))
+    p95 = latencies[int(0.95 * (len(latencies) - 1))] * 1000 if latencies else float("nan")
+    print(f"local launch (pty 120x40, to the table):  {figures['local_launch_ms']:.0f} ms")
+    print(f"ssh connect -> lobby:                     {figures['connect_to_lobby_ms']:.0f} ms "
+          f"({figures['launch_ratio']:.2f}x the local launch; goal <= 1.3x)")
+    print(f"ssh join -> first table frame:            {figures['join_to_table_ms']:.0f} ms")
+    print(f"bytes per turn, one player at 120x40:     {figures['bytes_per_turn']:.0f}")
+    print(f"memory per player ({figures['players_connected']} connected):        "
+          f"{figures['mb_per_player']:.1f} MB (total {figures['mb_total']:.0f} MB; goal <= 60 MB)")
+    print(f"last choice -> every reveal, {args.tables} tables x 4: p95 {p95:.1f} ms over {len(latencies)} "
+          f"reveals (goal <= 200 ms)")
+    print(f"reveal_p95_ms={p95:.1f}")
+
+
+if __name__ == "__main__":
+    main()
