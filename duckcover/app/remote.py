@@ -30,7 +30,7 @@ from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import AppOptions, SeatSpec
-from .table import TableScreen
+from .table import SeatPanel, TableScreen
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -212,24 +212,28 @@ class RemoteTableScreen(TableScreen):
         super().set_prompt(self.with_status(text))
 
     def with_status(self, text: str) -> str:
+        """The prompt, then one line: who has chosen, who is thinking, the time left. The line is
+        always there (blank if nothing to say), so the prompt keeps its height and an update
+        repaints that line only, not the whole table (bytes on a slow link)."""
         status = self.ctl.status
         names = self.ctl.game.names
-        lines = [text] if text else []
+        parts = []
         chosen, thinking = status.get("chosen", []), status.get("thinking", [])
-        if chosen or thinking:
-            parts = []
-            if chosen:
-                parts.append(t("net.chosen", names=", ".join(names[s] for s in chosen)))
-            if thinking:
-                parts.append(t("net.thinking", names=", ".join(names[s] for s in thinking)))
-            lines.append(" | ".join(parts))
+        if chosen:
+            parts.append(t("net.chosen", names=", ".join(names[s] for s in chosen)))
+        if thinking:
+            parts.append(t("net.thinking", names=", ".join(names[s] for s in thinking)))
         if self.deadline is not None:
-            lines.append(t("net.seconds", seconds=max(0, round(self.deadline - time.monotonic()))))
-        return "\n".join(lines)
+            parts.append(t("net.seconds", seconds=max(0, round(self.deadline - time.monotonic()))))
+        return f"{text}\n{' | '.join(parts)}"
 
     def show_status(self) -> None:
         super().set_prompt(self.with_status(self.base_prompt))
-        self.refresh_table()
+        for panel in self.query(SeatPanel):  # "(away)" beside a name
+            title = self.seat_title(panel.seat)
+            if self._shown.get(("title", panel.seat)) != title.markup:
+                self._shown[("title", panel.seat)] = title.markup
+                panel.title.update(title)
 
     def tick(self) -> None:
         if self.deadline is not None:
