@@ -101,6 +101,9 @@ async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0)
     """Every client flips when it is Captain and chooses its first legal move when asked,
     until done() is true."""
     async def run(client: ProtocolClient) -> None:
+        game = client.game
+        if game is not None and game.phase is Phase.FLIP and game.captain == client.seat and client.once("flip"):
+            client.send("flip")  # a Captain whose cue came before this call
         while not done():
             try:
                 message = await client.next(timeout=0.5)

@@ -75,8 +75,9 @@ def served(tmp_path_factory):
 
 
 async def connect(port: int, user: str = "ann", **options):
+    options.setdefault("client_keys", None)
     return await asyncssh.connect("127.0.0.1", port, username=user, known_hosts=None, client_factory=Guest,
-                                  client_keys=None, agent_path=None, **options)
+                                  agent_path=None, **options)
 
 
 async def read_until(stream, text: bytes, seen: bytearray, timeout: float = 30.0) -> bytes:
@@ -255,6 +256,11 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
                 a.stdin.write(b" \r\r")
                 b.stdin.write(b"\r\r")
                 await asyncio.sleep(0.3)
+            ben.abort()  # Ben's connection dies mid-turn; he comes back to his seat
+            async with await connect(port, user="ben") as again:
+                process = await game_session(again)
+                await read_until(process.stdout, b"Game resumed", bytearray())
+                await read_until(a.stdout, b"ben is back", seen_a)
             os.kill(proc.pid, signal.SIGKILL)  # mid-round, no goodbye
             proc.wait()
             before = json.loads(record_path.read_text())
@@ -269,5 +275,25 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
             seen = bytearray()
             await read_until(b.stdout, b"Game resumed", seen)  # straight back to his seat
             assert json.loads(record_path.read_text())["rounds"] == before["rounds"]
+    finally:
+        stop(proc)
+
+
+async def test_authorized_keys_let_in_only_those_keys(tmp_path):
+    friend, stranger = asyncssh.generate_private_key("ssh-ed25519"), asyncssh.generate_private_key("ssh-ed25519")
+    keys = tmp_path / "authorized_keys"
+    keys.write_text('from="127.0.0.1" ' + friend.export_public_key().decode() + "\n# a comment\n")
+    missing = subprocess.run([sys.executable, "-m", "duckcover", "serve", "--authorized-keys", str(tmp_path / "none")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "cannot read" in missing.stderr
+    proc, port, _ = start_server(tmp_path / "data", "--authorized-keys", str(keys))
+    try:
+        for key in (stranger, None):
+            with pytest.raises(asyncssh.PermissionDenied):
+                async with await connect(port, user="ann", client_keys=[key] if key else None):
+                    pass
+        async with await connect(port, user="ann", client_keys=[friend]) as conn:
+            process = await game_session(conn)
+            await read_until(process.stdout, b"you are ann", bytearray())
     finally:
         stop(proc)

@@ -194,3 +194,21 @@ async def test_a_server_restarted_from_its_files_resumes_every_table_mid_round(t
         assert (game.round_index, game.turn_number, game.totals) == (round_index, turns, totals)
         assert [dict(game.grid(s)) for s in range(game.n)] == grids
         assert second.tables[tid].seats[0].owner.user in ("ann", "cy")
+
+
+@pytest.mark.parametrize("variants", [["low-blows"], ["two-flips"], ["surprises", "madness"], ["constraints"]])
+async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, variants):
+    ann, ben = await join(server, "ann"), await join(server, "ben")
+    ann.send("create", seats=["human", "human", "easy"], seed=21, variants=variants)
+    await ann.until("seated")
+    table = next(iter(server.tables.values()))
+    ben.send("join", table=table.id)
+    await ben.until("seated")
+    while ann.game is None:
+        await ann.until("seated")
+    await play_until([ann, ben], lambda: table.game.over, timeout=60)
+    for client in (ann, ben):
+        while not client.game.over:
+            await client.next()
+        assert client.game.totals == table.game.totals
+        assert client.game.rules.variants == frozenset(variants)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -447,10 +448,22 @@ class TableServer:
         for task in list(self.tasks):
             task.cancel()
 
+    def problem(self, text: str) -> None:
+        """Something the host should know (a table that cannot be saved...): one line on stderr."""
+        self.problems.append(text)
+        if self.server is not None:  # before the start, `duckcover serve` prints them itself
+            print(f"duckcover: {shown(text, 200)}", file=sys.stderr, flush=True)
+
     def spawn(self, coro) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self.task_done)
+
+    def task_done(self, task: asyncio.Task) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            err = task.exception()
+            self.problem(f"internal error: {type(err).__name__}: {err}")
 
     def issue_token(self, identity: Identity) -> str:
         token = secrets.token_urlsafe(24)
@@ -483,7 +496,11 @@ class TableServer:
                     break  # a peer that breaks the framing is not read any further
                 if message is None:
                     break
-                self.dispatch(client, message)
+                try:
+                    self.dispatch(client, message)
+                except Exception as err:  # noqa: BLE001 - a bug must not end this player's session
+                    self.problem(f"internal error on {message['type']!r}: {type(err).__name__}: {err}")
+                    client.send("error", text="internal error: the host has the details")
         except (p.ProtocolError, asyncio.TimeoutError, ConnectionError):
             pass
         except asyncio.CancelledError:
@@ -636,10 +653,19 @@ class TableServer:
         from ..storage import atomic_write
 
         if table.game is not None:
-            atomic_write(self.tables_dir / f"{table.id}.json", dumps(self.record_of(table)))
+            try:
+                atomic_write(self.tables_dir / f"{table.id}.json", dumps(self.record_of(table)))
+            except OSError as err:  # the game goes on; the host is told
+                self.problem(f"table {table.id}: cannot save: {err}")
         self.save_meta(table)
 
     def save_meta(self, table: Table) -> None:
+        try:
+            self.write_meta(table)
+        except OSError as err:
+            self.problem(f"table {table.id}: cannot save: {err}")
+
+    def write_meta(self, table: Table) -> None:
         from ..storage import atomic_write
 
         meta = {"id": table.id, "name": table.name, "seed": table.seed, "rules": table.rules.to_json(),
@@ -662,12 +688,12 @@ class TableServer:
             for path in (self.tables_dir / f"{table.id}.json", self.tables_dir / f"{table.id}.table.json"):
                 path.unlink(missing_ok=True)
         except OSError as err:
-            self.problems.append(f"table {table.id}: cannot save the finished game: {err}")
+            self.problem(f"table {table.id}: cannot save the finished game: {err}")
         if self.stats:
             try:
                 stats.add_game(record, self.data_dir / stats.DB_NAME)
             except Exception as err:  # noqa: BLE001 - statistics never end a game
-                self.problems.append(f"table {table.id}: statistics: {err}")
+                self.problem(f"table {table.id}: statistics: {err}")
         self.lobby_changed()
 
     def restore(self) -> None:
@@ -678,7 +704,7 @@ class TableServer:
             try:
                 table = self.load_table(meta_path)
             except (OSError, ValueError, KeyError, TypeError, DuckError) as err:
-                self.problems.append(f"{meta_path.name}: not restored: {shown(str(err), 120)}")
+                self.problem(f"{meta_path.name}: not restored: {shown(str(err), 120)}")
                 continue
             if table.state() != "over":
                 self.tables[table.id] = table
