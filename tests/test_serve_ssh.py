@@ -297,3 +297,61 @@ async def test_authorized_keys_let_in_only_those_keys(tmp_path):
             await read_until(process.stdout, b"you are ann", bytearray())
     finally:
         stop(proc)
+
+
+@pytest.mark.skipif(not os.environ.get("DUCKCOVER_SLOW_TESTS"), reason="a whole game through SSH by keys takes "
+                    "a minute or two: set DUCKCOVER_SLOW_TESTS=1 (the protocol-level whole game always runs)")
+async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_path):
+    from duckcover.app.screens import winner_text
+    from duckcover.record import replay
+
+    proc, port, _ = start_server(tmp_path, "--grace", "600")
+    try:
+        conns = [await connect(port, user=name) for name in ("ann", "ben", "cy")]
+        procs = [await game_session(conn, size=(80, 24)) for conn in conns]
+        seen = [bytearray() for _ in procs]
+        await read_until(procs[0].stdout, b"Tables on this server", seen[0])
+        procs[0].stdin.write(b"c")
+        await read_until(procs[0].stdout, b"A new table", seen[0])
+        # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past easy, choose.
+        procs[0].stdin.write(b"\t\t\t\r")
+        await asyncio.sleep(0.5)
+        procs[0].stdin.write(b"\x1b[A\x1b[A\r")
+        await asyncio.sleep(0.5)
+        procs[0].stdin.write(b"\x13")
+        await read_until(procs[0].stdout, b"waiting for players", seen[0])
+        for index in (1, 2):
+            await read_until(procs[index].stdout, b"waiting for players", seen[index])
+            procs[index].stdin.write(b"j")
+        finished = tmp_path / "games" / "finished"
+        deadline = time.monotonic() + 240
+        while not (finished.is_dir() and any(finished.iterdir())):
+            assert time.monotonic() < deadline, "the game did not finish"
+            for process in procs:
+                process.stdin.write(b" \r\r")  # flip when Captain, choose at the cursor, read on
+            await asyncio.sleep(0.25)
+            for index, process in enumerate(procs):
+                try:
+                    seen[index] += await asyncio.wait_for(process.stdout.read(1 << 20), 0.05)
+                except asyncio.TimeoutError:
+                    pass
+        record = json.loads(next(finished.iterdir()).read_text())
+        assert [p.get("bot") for p in record["players"]] == [None, None, None, "medium"]
+        from duckcover import i18n
+        from duckcover.app.controller import TurnController
+
+        i18n.set_language("en")
+        expected = winner_text(TurnController(replay(record), [])).encode()[:30]
+        for index, process in enumerate(procs):  # every screen ends on the record's result
+            deadline = time.monotonic() + 30
+            while expected not in seen[index]:
+                assert time.monotonic() < deadline, f"{index}: {bytes(seen[index][-300:])!r}"
+                process.stdin.write(b"\r")  # past the last round's scorepad
+                try:
+                    seen[index] += await asyncio.wait_for(process.stdout.read(1 << 20), 0.5)
+                except asyncio.TimeoutError:
+                    pass
+        for conn in conns:
+            conn.close()
+    finally:
+        stop(proc)

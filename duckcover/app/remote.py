@@ -378,7 +378,12 @@ class CreateTableScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        from textual.widgets import Input
+
         self.show_seats()
+        self.query_one("#table-name", Input).focus()  # keyboard first: Tab goes on from here
+        if self.app.is_headless:
+            self.query_one("#table-name", Input).cursor_blink = False
 
     def show_seats(self) -> None:
         for seat in range(self.MAX_SEATS):
