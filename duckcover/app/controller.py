@@ -20,7 +20,7 @@ from ..moves import Move, Turn
 from ..rules import MADNESS, TWO_FLIPS
 from ..view import PlayerView
 from .options import SeatSpec
-from .words import flip_word
+from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
     from ..bot import Bot
@@ -112,8 +112,16 @@ class TurnController:
         if view is None:
             raise IllegalMoveError(t("error.nothing_to_choose"), seat)
         if not view.is_legal(move):
-            raise IllegalMoveError(t("error.illegal_move"), seat)
+            raise IllegalMoveError(self.refusal(seat, move), seat)
         self.chosen[seat] = move
+
+    def refusal(self, seat: int, move: Move | None) -> str:
+        """Why the rules refuse `move`, in the player's language."""
+        try:
+            self.game.check(seat, move)
+        except IllegalMoveError as err:
+            return t("error.illegal_move_because", reason=refusal_text(err.reason))
+        return t("error.illegal_move")
 
     def ready(self) -> bool:
         return bool(self.views) and all(seat in self.chosen for seat in self.views)
