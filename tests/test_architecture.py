@@ -1,4 +1,5 @@
-"""The import doors of docs' ARCHITECTURE, checked from the source of whatever is installed.
+"""The import doors between the layers (engine, players, saves, app, command line), checked
+from the source of whatever is installed.
 
 The engine never imports Textual, nothing below the app imports the app, and the engine
 imports nothing of duckcover's outside itself. An `ast` walk reads every module (function-level
@@ -18,7 +19,7 @@ import pytest
 import duckcover
 import duckcover_bots
 
-# The engine as today's flat layout has it (ARCHITECTURE's engine/ room). A new rules module
+# The engine as today's flat layout has it (the future duckcover/engine/). A new rules module
 # joins this set; anything else the engine needs is a door opened the wrong way. The scorepad
 # is not in it: it prints a summary in the reader's language (a face, like the app).
 ENGINE = {
