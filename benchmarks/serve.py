@@ -166,6 +166,8 @@ async def ssh_figures(runs: int, players: int, turns: int) -> dict:
                 guest = await Session.open(port, f"guest{run}")
                 await guest.wait_for(b"Tables on this server")
                 await guest.wait_for(b"waiting for players")
+                guest.key(b"\x1b[B" * run)  # the earlier runs' tables are listed above this one
+                await asyncio.sleep(0.3)
                 start = time.perf_counter()
                 guest.key(b"j")
                 await guest.wait_for(b"Round 1 begins")

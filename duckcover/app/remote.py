@@ -239,6 +239,14 @@ class RemoteTableScreen(TableScreen):
         if self.deadline is not None:
             super().set_prompt(self.with_status(self.base_prompt))
 
+    def action_settings(self) -> None:
+        pass  # the settings file is the host's, not a guest's to change
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "settings":
+            return False
+        return super().check_action(action, parameters)
+
     def seat_title(self, seat: int) -> Text:
         text = super().seat_title(seat)
         players = self.ctl.status.get("players") or []

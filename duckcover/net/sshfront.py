@@ -263,13 +263,11 @@ class GameSession(asyncssh.SSHServerSession):
         self.client_ended()
 
     def client_ended(self) -> None:
-        status = 0
-        if self.proc is not None:
-            try:
-                status = self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                status = 1
+        """The client closed its terminal: it has ended (or is ending; reaped off the loop)."""
+        status = self.proc.poll() if self.proc is not None else 0
+        if status is None:
+            asyncio.get_running_loop().run_in_executor(None, _reap, self.proc)
+            status = 0
         self.close_pty()
         try:
             self.chan.exit(0 if status == 0 else 1)
