@@ -455,9 +455,11 @@ class WaitingScreen(Screen):
         table = self.snapshot.get("table", {})
         text = Text(t("net.waiting_title", table=shown(table.get("name"), 32)) + "\n\n", style="bold")
         for number, seat in enumerate(players, start=1):
-            who = shown(seat.get("name"), NAME_MAX) if seat.get("name") else t("net.open_seat")
+            if not seat.get("name"):
+                text.append(f"{number}. {t('net.open_seat')}\n")
+                continue
             kind = t(f"difficulty.{seat['bot']}") if seat.get("bot") in DIFFICULTIES else t("seat.human")
-            text.append(f"{number}. {who} ({kind})\n")
+            text.append(f"{number}. {shown(seat['name'], NAME_MAX)} ({kind})\n")
         text.append("\n" + t("net.waiting_help"))
         self.query_one("#waiting", Static).update(text)
 
