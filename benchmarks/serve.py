@@ -122,10 +122,11 @@ class Session:
         self.conn.close()
 
 
-def pss_kb(pid: int) -> int:
+def pss_kb(pid: int, field: str = "Pss:") -> int:
+    """Proportional set size (shared pages divided among their users), or another smaps field."""
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
+            if line.startswith(field):
                 return int(line.split()[1])
     except OSError:
         pass
@@ -209,12 +210,15 @@ async def memory(server_pid: int, port: int, players: int) -> dict:
         await session.wait_for(b"Tables on this server")
         sessions.append(session)
     await asyncio.sleep(1)
-    clients = [pss_kb(pid) for pid in client_pids(server_pid)]
+    pids = client_pids(server_pid)
+    clients = [pss_kb(pid) for pid in pids]
+    rss = [pss_kb(pid, "Rss:") for pid in pids]
     server_growth = max(0, pss_kb(server_pid) - before)
     per_player = (sum(clients) + server_growth) / max(1, len(clients))
     for session in sessions:
         session.close()
     return {"mb_per_player": per_player / 1024, "players_connected": len(clients),
+            "rss_mb_per_client": statistics.mean(rss) / 1024 if rss else 0.0,
             "mb_total": (sum(clients) + server_growth) / 1024}
 
 
@@ -312,10 +316,12 @@ def main() -> None:
     print(f"local launch (pty 120x40, to the table):  {figures['local_launch_ms']:.0f} ms")
     print(f"ssh connect -> lobby:                     {figures['connect_to_lobby_ms']:.0f} ms "
           f"({figures['launch_ratio']:.2f}x the local launch; goal <= 1.3x)")
-    print(f"ssh join -> first table frame:            {figures['join_to_table_ms']:.0f} ms")
+    print(f"ssh join -> first table frame:            {figures['join_to_table_ms']:.0f} ms "
+          f"({figures['join_to_table_ms'] / figures['local_launch_ms']:.2f}x the local launch)")
     print(f"bytes per turn, one player at 120x40:     {figures['bytes_per_turn']:.0f}")
     print(f"memory per player ({figures['players_connected']} connected):        "
-          f"{figures['mb_per_player']:.1f} MB (total {figures['mb_total']:.0f} MB; goal <= 60 MB)")
+          f"{figures['mb_per_player']:.1f} MB PSS (total {figures['mb_total']:.0f} MB; each client's RSS "
+          f"{figures['rss_mb_per_client']:.0f} MB; goal <= 60 MB)")
     print(f"last choice -> every reveal, {args.tables} tables x 4: p95 {p95:.1f} ms over {len(latencies)} "
           f"reveals (goal <= 200 ms)")
     print(f"reveal_p95_ms={p95:.1f}")
