@@ -166,7 +166,7 @@ async def ssh_figures(runs: int, players: int, turns: int) -> dict:
                 await host.wait_for(b"waiting for players")
                 guest = await Session.open(port, f"guest{run}")
                 await guest.wait_for(b"Tables on this server")
-                await guest.wait_for(b"waiting for players")
+                await guest.wait_for(f"host{run}'s table".encode())
                 guest.key(b"\x1b[B" * run)  # the earlier runs' tables are listed above this one
                 await asyncio.sleep(0.3)
                 start = time.perf_counter()

@@ -244,7 +244,7 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
             await read_until(a.stdout, b"A new table", seen_a)
             a.stdin.write(b"\x13")
             await read_until(a.stdout, b"waiting for players", seen_a)
-            await read_until(b.stdout, b"waiting for players", seen_b)  # Ben's lobby lists the table
+            await read_until(b.stdout, b"ann's table", seen_b)  # Ben's lobby lists the table
             b.stdin.write(b"j")
             await read_until(b.stdout, b"Round 1 begins", seen_b)
             await read_until(a.stdout, b"press Space", seen_a)
@@ -321,7 +321,7 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         procs[0].stdin.write(b"\x13")
         await read_until(procs[0].stdout, b"waiting for players", seen[0])
         for index in (1, 2):
-            await read_until(procs[index].stdout, b"waiting for players", seen[index])
+            await read_until(procs[index].stdout, b"ann's table", seen[index])
             procs[index].stdin.write(b"j")
         finished = tmp_path / "games" / "finished"
         deadline = time.monotonic() + 240

@@ -212,3 +212,20 @@ async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, va
             await client.next()
         assert client.game.totals == table.game.totals
         assert client.game.rules.variants == frozenset(variants)
+
+
+async def test_a_table_everyone_left_waits_and_an_unstarted_one_goes(server):
+    (ann, ben), table = await seated_table(server, ["ann", "ben"], ["human", "human", "easy"], seed=13)
+    await ann.close()
+    await ben.close()
+    await asyncio.sleep(0.6)  # twice the grace period: still nobody plays for them
+    assert table.game.turn_number == 0 and not table.standin(0) and table.timer is None
+    back = await join(server, "ben")
+    assert (await back.until("seated"))["seat"] == 1
+    lonely = await join(server, "cy")
+    lonely.send("create", seats=["human", "human"])
+    await lonely.until("seated")
+    assert len(server.tables) == 2
+    lonely.send("leave")
+    await lonely.until("left")
+    assert len(server.tables) == 1

@@ -127,10 +127,14 @@ class Table:
                  "connected": (not s.human) or s.client is not None,
                  "standin": self.standin(i, now)} for i, s in enumerate(self.seats)]
 
+    def anyone_here(self) -> bool:
+        return any(s.client is not None for s in self.seats if s.human)
+
     def standin(self, seat: int, now: float | None = None) -> bool:
-        """A medium bot plays a human seat whose player has been gone longer than the grace period."""
+        """A medium bot plays a human seat whose player has been gone longer than the grace
+        period, while somebody else is still at the table (a table everyone left waits)."""
         s = self.seats[seat]
-        if not s.human or s.left_at is None or s.client is not None:
+        if not s.human or s.left_at is None or s.client is not None or not self.anyone_here():
             return False
         return (now or time.monotonic()) - s.left_at >= self.server.grace
 
@@ -211,6 +215,8 @@ class Table:
         if game is None or game.over:
             return
         self.cancel_timer()
+        if not self.anyone_here():
+            return  # everybody left: the table waits for its first player back (sit() steps)
         if game.phase is Phase.FLIP:
             captain = game.captain
             if self.bot_plays(captain):
@@ -366,8 +372,10 @@ class Table:
         if self.game is not None:
             self.note("back", seat)
             self.send_status()
-            if self.game.phase is Phase.FLIP and seat == self.game.captain:
-                self.step()  # the captain is back: no stand-in flip
+            if self.game.phase is Phase.FLIP or (self.game.phase is Phase.ROUND_OVER and self.timer is None):
+                self.step()  # a waiting table wakes up; a Captain back flips for herself
+            elif self.views:
+                self.ask_bots([s for s in self.views if s not in self.chosen and self.bot_plays(s)])
         else:
             self.broadcast("status", **self.status())
 
@@ -389,8 +397,11 @@ class Table:
             s.client = None
             if self.game is None:  # before the game: the seat opens again
                 s.owner, s.name = None, None
-                self.server.save_meta(self)
-                self.send_status()
+                if any(other.owner is not None for other in self.seats):
+                    self.server.save_meta(self)
+                    self.send_status()
+                else:  # nobody is waiting at it any more: the table goes
+                    self.server.drop(self)
             elif not self.game.over:
                 s.left_at = time.monotonic()
                 self.note("left", seat)
@@ -633,6 +644,11 @@ class TableServer:
         table.watchers.add(client)
         client.table, client.seat = table, None
         client.send("seated", **table.snapshot(None))
+
+    def drop(self, table: Table) -> None:
+        self.tables.pop(table.id, None)
+        (self.tables_dir / f"{table.id}.table.json").unlink(missing_ok=True)
+        self.lobby_changed()
 
     def lobby_changed(self) -> None:
         tables = self.lobby()
