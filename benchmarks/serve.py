@@ -36,6 +36,9 @@ import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 SIZE = (120, 40)
+# Blind keys that play a turn: flip if Captain; Enter (picks a card, or takes the cursor's
+# cell); an arrow to a legal cell and Enter (where the cursor starts on the moving card).
+CHOOSE = b" \r\x1b[C\r"
 
 
 class Guest(asyncssh.SSHClient):
@@ -195,8 +198,8 @@ async def bytes_per_turn(host: Session, guest: Session, data: Path, turns: int) 
     start_bytes, start_turns = guest.received, turns_played(data)
     deadline = time.monotonic() + 120
     while turns_played(data) - start_turns < turns and time.monotonic() < deadline:
-        host.key(b" \r\r")
-        guest.key(b"\r\r")
+        host.key(CHOOSE)
+        guest.key(CHOOSE)
         await asyncio.gather(host.drain(0.4), guest.drain(0.4))
     done = max(1, turns_played(data) - start_turns)
     return (guest.received - start_bytes) / done

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from autoplay import keys_to
 from duckcover import i18n
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
@@ -49,7 +50,12 @@ async def press_what_is_asked(app: RemoteApp, pilot) -> None:
         if screen.state == "await-flip":
             await pilot.press("space")
         elif screen.state == "choosing" and screen.chooser is not None:
-            await pilot.press("enter")
+            grid = screen.query_one("#own-panel").grid
+            keys = []
+            if hasattr(grid, "origin"):  # arrows walk the legal cells; the moving card is none of them
+                offer = grid.cursor if grid.cursor in grid.targets else grid.cycle_order()[0]
+                keys = keys_to(grid.cursor, offer, grid.targets, grid.origin)
+            await pilot.press(*keys, "enter")
 
 
 async def test_lobby_create_join_and_play_by_keys_all_see_the_same_reveals(server):

@@ -23,6 +23,9 @@ import pytest
 
 SSH = shutil.which("ssh")
 MAX = 4  # --max-connections of the server under test
+# Blind keys that play a turn: flip if Captain; Enter (picks a card, or takes the cursor's
+# cell); an arrow to a legal cell and Enter (where the cursor starts on the moving card).
+CHOOSE = b" \r\x1b[C\r"
 
 
 class Guest(asyncssh.SSHClient):
@@ -253,8 +256,8 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
             deadline = time.monotonic() + 40
             while len(json.loads(record_path.read_text())["rounds"][0]["turns"]) < 2:
                 assert time.monotonic() < deadline, "no turn was played"
-                a.stdin.write(b" \r\r")
-                b.stdin.write(b"\r\r")
+                a.stdin.write(CHOOSE)
+                b.stdin.write(CHOOSE)
                 await asyncio.sleep(0.3)
             ben.abort()  # Ben's connection dies mid-turn; he comes back to his seat
             async with await connect(port, user="ben") as again:
@@ -328,7 +331,7 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         while not (finished.is_dir() and any(finished.iterdir())):
             assert time.monotonic() < deadline, "the game did not finish"
             for process in procs:
-                process.stdin.write(b" \r\r")  # flip when Captain, choose at the cursor, read on
+                process.stdin.write(CHOOSE)
             await asyncio.sleep(0.25)
             for index, process in enumerate(procs):
                 try:
