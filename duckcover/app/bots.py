@@ -39,13 +39,13 @@ def bot_decision(bot: Bot, view: PlayerView, seed: int, game: Game) -> tuple[Mov
     itself runs in a daemon thread of its own with a hard time limit, so a bot that never
     answers costs one fallback move, never the game.
     """
-    from ..harness import DecisionRandom, decision_key  # here: the table's first frame needs no bot code
+    from ..harness import DecisionRandom  # here: the table's first frame needs no bot code
     from ..safety import DEFAULT_HARD_LIMIT, fallback_move, hard_limit_for, sanitize
 
     if not isinstance(bot.__dict__.get("rng"), DecisionRandom):
         bot.rng = DecisionRandom()
     step = 1 if view.phase is Phase.PLACE else 0
-    bot.rng.reseed(decision_key(seed, view.seat, view.round_index, len(view.history), step))
+    bot.rng.reseed(seed, view.seat, view.round_index, len(view.history), step)
     answer: list = []
 
     def ask() -> None:
