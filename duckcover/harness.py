@@ -64,13 +64,14 @@ class DecisionRandom(random.Random):
 
     _pending: tuple | None = None
 
-    def reseed(self, key: bytes | int, seat: int, round_index: int, turn: int, step: int) -> None:
-        """Seed from decision_key(...) before the next draw (the hash is computed only then)."""
-        self._pending = (key, seat, round_index, turn, step)
+    def reseed(self, key: bytes | int, *where: int) -> None:
+        """Seed from decision_key(key, seat, round, turn, step) before the next draw (the hash
+        is computed only then); with `key` alone, seed from that int."""
+        self._pending = (key, *where)
 
     def _apply(self) -> None:
         where, self._pending = self._pending, None
-        super().seed(decision_key(*where))
+        super().seed(decision_key(*where) if len(where) > 1 else where[0])
 
     def random(self) -> float:
         if self._pending is not None:
