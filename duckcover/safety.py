@@ -198,8 +198,10 @@ class Referee:
         hard_limit: float | Sequence[float | None] | None = DEFAULT_HARD_LIMIT,
         fallback: Callable[[Game, int], Move | None] = fallback_move,
         key: bytes | None = None,
+        keep_processes: bool = False,
     ) -> None:
         self.bots = list(bots)
+        self.keep_processes = keep_processes  # close() leaves the bot processes to the caller
         self.hard_limit = hard_limit
         self.fallback = fallback
         self.key = key
@@ -297,14 +299,14 @@ class Referee:
             if _is_process(bot) and bot.alive and seat not in self._fresh:
                 self._drain(game, seat)
 
-    def close(self, end_processes: bool = True) -> None:
+    def close(self) -> None:
         """Run the hooks still due, then let the idle worker thread end (a stuck one ends with the
-        process) and end the bots' processes (unless `end_processes` is False: the caller reuses them)."""
+        process) and end the bots' processes (unless `keep_processes`: the caller reuses them)."""
         self.flush()
         if self._worker is not None:
             self._worker.tasks.put(None)
             self._worker = None
-        if end_processes:
+        if not self.keep_processes:
             for bot in self.bots:
                 if _is_process(bot):
                     bot.close()

@@ -33,7 +33,8 @@ OUTPUT_LIMIT = 64 << 10  # bytes of output (stdout + stderr) a bot process may w
 STARTUP_LIMIT = 30.0  # seconds for a bot process to start and load its bot
 MAX_LINE = 1 << 20  # bytes in one answer line: more is not an answer
 MAX_RESTARTS = 3  # per game: then the seat plays fallback moves to the end
-SHOWN_OUTPUT = 2000  # characters of a bot's output shown in a notice
+SHOWN_OUTPUT = 2000  # bytes of a bot's output read for a notice
+SHOWN_LINES = 3  # lines of it shown
 
 
 # --- plain data: what crosses the pipe ------------------------------------------------------------
@@ -198,7 +199,9 @@ def child_main(config_text: str) -> None:
                 "description": _text(getattr(cls, "description", "")), "class": cls.__qualname__,
                 "source": source, "hooks": hooks})
     except BaseException as err:  # noqa: BLE001 - anything a bot's import does
-        answer({"protocol": PROTOCOL, "ok": False, "error": _describe(err)})
+        from .plugins import BotLoadError
+
+        answer({"protocol": PROTOCOL, "ok": False, "error": str(err) if isinstance(err, BotLoadError) else _describe(err)})
         return
     bot = None
     with os.fdopen(requests, "rb") as lines:
@@ -452,13 +455,36 @@ class BotProcess:
         return f"its process {what} (exit status {status})"
 
     def output(self) -> str:
-        """What the bot printed so far (standard output and error), bounded and made printable."""
+        """The start of what the bot printed (standard output and error): a few lines, each made
+        printable, joined by " / "; "" if nothing."""
         from .untrusted import shown
 
         if self._out is None:
             return self._printed
-        data = os.pread(self._out.fileno(), SHOWN_OUTPUT * 4, 0)
-        return shown(data.decode("utf-8", "replace").strip(), SHOWN_OUTPUT)
+        lines = os.pread(self._out.fileno(), SHOWN_OUTPUT, 0).decode("utf-8", "replace").splitlines()
+        kept = [shown(line.strip(), 120) for line in lines[:SHOWN_LINES] if line.strip()]
+        more = " / ..." if len(lines) > SHOWN_LINES else ""
+        return " / ".join(kept) + more
+
+
+def probe(spec: str, budget: int | None = None, startup_limit: float = STARTUP_LIMIT) -> dict:
+    """Start `spec` in a bot process and make one bot: its hello (name, description, class,
+    source, hooks) and the time_limit it asks for; BotLoadError with one line if it cannot."""
+    from .plugins import BotLoadError
+
+    process = BotProcess(spec, budget=budget, startup_limit=startup_limit)
+    try:
+        process.start(0, budget, None)
+        for _ in range(2):
+            what, message, _ = process.answer()
+            if not message["ok"]:
+                error = _quoted(message.get("error"), 200)
+                raise BotLoadError(error if what == "hello" else f"bot {_quoted(spec)}: cannot create it: {error}")
+        return {**process.info, "time_limit": process.bot_time_limit}
+    except BotFailure as err:
+        raise BotLoadError(f"bot {_quoted(spec)}: {err}; it printed: {process.output() or 'nothing'}") from None
+    finally:
+        process.close()
 
 
 def _quoted(value: Any, limit: int = 60) -> str:
