@@ -59,25 +59,40 @@ class MalformedMove(ValueError):
 
 
 def fallback_move(game: Game, seat: int) -> Move | None:
-    """The move played for a failing bot: deterministic, legal, and not foolish.
+    """The move played for a failing bot: deterministic, legal, and not foolish (see passive_move)."""
+    return passive_move(game.view(seat))
+
+
+def passive_move(view: PlayerView) -> Move | None:
+    """What a seat plays when its bot fails, from what that seat sees.
 
     On a call it covers the adjacent stack worth most (greedy without the coin); otherwise it
-    takes the first legal move (engine order).
+    takes the first legal move (engine order). `PassiveBot` plays it on purpose.
     """
-    moves = game.legal_moves(seat)
+    moves = view.legal_moves()
     if not moves:
         return None
-    if game.phase is Phase.MOVE:
-        grid, value = game.grid(seat), game.rules.value
+    if view.phase is Phase.MOVE:
+        cells, value = view.grid.cells, view.rules.value
         best, best_value = None, -1
-        for card, origin in game.candidates(seat):
-            for to in cover_targets(grid, origin):
-                worth = value(grid[to][-1].number)
+        for card, origin in view.candidates:
+            for to in cover_targets(cells, origin):
+                worth = value(cells[to][-1].number)
                 if worth > best_value:
                     best, best_value = Move(card, to), worth
         if best is not None:
             return best
     return moves[0]
+
+
+class PassiveBot(Bot):
+    """Plays exactly the fallback move: what a seat does whose bot has failed."""
+
+    name = "passive"
+    description = "Plays the Referee's fallback move: covers the adjacent stack worth most, else the first legal move."
+
+    def choose(self, view: PlayerView) -> Move | None:
+        return passive_move(view)
 
 
 def hard_limit_for(bot: Bot | None, default: float | None) -> float | None:

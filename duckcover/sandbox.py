@@ -220,10 +220,17 @@ def child_main(config_text: str) -> None:
                     answer({"ok": True, "time_limit": _seconds(bot)})
                 elif what == "choose":
                     view = view_from_data(request["view"])
-                    rng = getattr(bot, "rng", None)
+                    try:
+                        rng = bot.rng
+                    except Exception:  # noqa: BLE001 - a raising property: the bot has no coin to flip
+                        rng = None
                     if isinstance(rng, DecisionRandom):
                         rng.seed(request["rng"])
-                    answer({"ok": True, "move": _plain_move(bot.choose(view))})
+                    chosen = bot.choose(view)
+                    try:
+                        answer({"ok": True, "move": _plain_move(chosen)})
+                    except Exception as err:  # noqa: BLE001 - not a Move of a real card to a cell
+                        answer({"ok": False, "error": f"malformed answer: {_describe_malformed(err)}"})
                 elif what in HOOKS:
                     view = view_from_data(request["view"])
                     extra = (_turn(request["turn"]),) if what == "observe" else ()
@@ -261,6 +268,12 @@ def _plain_move(answer: Any) -> dict | None:
     from .safety import sanitize
 
     return move_data(sanitize(answer))
+
+
+def _describe_malformed(err: Exception) -> str:
+    from .safety import MalformedMove, describe
+
+    return str(err) if isinstance(err, MalformedMove) else describe(err)
 
 
 def _seconds(bot) -> float | None:
