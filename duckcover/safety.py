@@ -149,6 +149,18 @@ def add_fallbacks(record: dict, fallbacks: Sequence[Fallback]) -> dict:
     return record
 
 
+def read_fallbacks(record: dict) -> list[Fallback]:
+    """The `fallbacks` turn extension of a record, as Fallbacks (reason: "earlier")."""
+    found = []
+    for r, round_data in enumerate(record.get("rounds") or []):
+        turns = round_data.get("turns") if isinstance(round_data, dict) else None
+        for n, turn in enumerate(turns if isinstance(turns, list) else []):
+            seats = turn.get("fallbacks") if isinstance(turn, dict) else None
+            if isinstance(seats, list):
+                found += [Fallback(seat, r, n, "earlier") for seat in seats if type(seat) is int]
+    return found
+
+
 class _Batch:
     """Calls run one after another by one worker; results come back in order."""
 
@@ -237,6 +249,7 @@ class Referee:
         self._fresh = {seat for seat, bot in enumerate(self.bots) if _is_process(bot)}  # no bot made yet
         self._given_up: dict[int, str] = {}  # process seats that will not be asked again, and why
         self._game: Game | None = None
+        self._lock = threading.Lock()
 
     def label(self, seat: int) -> str:
         """The seat's bot's name (a process bot's once it said hello), for default seat names."""
@@ -354,20 +367,28 @@ class Referee:
 
     def _defer(self, game: Game, hook: str, extra: tuple) -> None:
         self._game = game
-        for seat, bot in enumerate(self.bots):
-            if bot is None:
-                continue
-            if _is_process(bot):
-                if bot.info and hook not in bot.info.get("hooks", ()):
-                    continue  # it said hello and does not use this hook
-            # Most bots ignore the hooks; skipping their views keeps simulations fast.
-            elif getattr(type(bot), hook, None) is getattr(Bot, hook) or self._busy[seat]:
-                continue
-            self._due.append((seat, hook, game.view(seat), extra))
+        seats = [seat for seat in range(len(self.bots)) if self._wants(seat, hook)]
+        self.queue(hook, {seat: game.view(seat) for seat in seats}, extra)
+
+    def queue(self, hook: str, views: dict[int, PlayerView], extra: tuple = ()) -> None:
+        """Have `hook` called with these views (by seat) before the next decision; seats whose
+        bot does not use the hook are skipped. Safe to call from another thread."""
+        with self._lock:
+            self._due.extend((seat, hook, view, extra) for seat, view in views.items() if self._wants(seat, hook))
+
+    def _wants(self, seat: int, hook: str) -> bool:
+        bot = self.bots[seat]
+        if bot is None:
+            return False
+        if _is_process(bot):
+            return not bot.info or hook in bot.info.get("hooks", ())  # before its hello: maybe
+        # Most bots ignore the hooks; skipping their views keeps simulations fast.
+        return getattr(type(bot), hook, None) is not getattr(Bot, hook) and not self._busy[seat]
 
     def _hook_calls(self) -> list:
         """The due hooks: sent to the processes now, returned as calls for the bots in this process."""
-        due, self._due = self._due, []
+        with self._lock:
+            due, self._due = self._due, []
         calls = []
         for seat, hook, view, extra in due:
             bot = self.bots[seat]

@@ -309,7 +309,7 @@ class TableScreen(Screen):
         if game.phase is not Phase.FLIP or not self.is_attached:
             return
         before = game.turn_number
-        game.flip()
+        self.ctl.flip()
         label = self.ctl.flip_label()
         self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
                         name=game.names[game.captain], card=label), bold=True)
