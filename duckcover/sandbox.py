@@ -491,7 +491,7 @@ def probe(spec: str, budget: int | None = None, startup_limit: float = STARTUP_L
         for _ in range(2):
             what, message, _ = process.answer()
             if not message["ok"]:
-                error = _quoted(message.get("error"), 200)
+                error = _quoted(message.get("error"), 400)
                 raise BotLoadError(error if what == "hello" else f"bot {_quoted(spec)}: cannot create it: {error}")
         return {**process.info, "time_limit": process.bot_time_limit}
     except BotFailure as err:
