@@ -187,7 +187,8 @@ class _Worker:
             if batch is None:
                 return
             for index, (seat, function, args, _) in enumerate(batch.calls):
-                ok, value, elapsed = _call(function, args)
+                # Ctrl-C never reaches a worker thread: a KeyboardInterrupt here is the bot's own.
+                ok, value, elapsed = _call(function, args, BaseException)
                 with batch.lock:
                     if batch.abandoned:  # the Referee stopped waiting: free the seat and retire
                         self.busy[seat] = False
@@ -195,11 +196,11 @@ class _Worker:
                     batch.results.put((index, ok, value, elapsed))
 
 
-def _call(function: Callable, args: tuple) -> tuple[bool, Any, float]:
+def _call(function: Callable, args: tuple, catch: type | tuple = (Exception, SystemExit)) -> tuple[bool, Any, float]:
     start = time.perf_counter()
     try:
         value = function(*args)
-    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure, even sys.exit(); not Ctrl-C
+    except catch as err:  # noqa: BLE001 - any failure, even sys.exit(); inline, not Ctrl-C
         return False, f"raised {describe(err)}", time.perf_counter() - start
     return True, value, time.perf_counter() - start
 

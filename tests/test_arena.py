@@ -153,3 +153,40 @@ def test_progress_counts_every_deal_once():
     config = ArenaConfig(("greedy", "random"), deals=5, seed=1)
     results = run(config, progress=seen.append)
     assert sum(seen) == 5 and [r.deal for r in results] == [0, 1, 2, 3, 4]
+
+
+LOUD = """\
+import os, sys
+from duckcover_bots.greedy import GreedyBot
+print("{ at import")
+class Loud(GreedyBot):
+    def choose(self, view):
+        print("} not json")
+        sys.stdout.flush()
+        os.write(1, b"\\x1b[2J{{{\\n")
+        return super().choose(view)
+"""
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["own-process", "trusted"])
+def test_arena_json_stays_valid_whatever_a_bot_prints(tmp_path, capfd, trusted):
+    path = tmp_path / "loud.py"
+    path.write_text(LOUD)
+    argv = ["arena", "--bot", str(path), "--bot", "greedy", "--games", "1", "--seed", "3", "--json"]
+    assert main(argv + (["--trusted"] if trusted else [])) == 0
+    out, err = capfd.readouterr()
+    figures = json.loads(out)  # nothing but the figures on standard output
+    loud = figures["bots"][0]
+    assert loud["fallbacks"] == 0 and figures["trusted"] is trusted
+    if not trusted:  # what it printed is kept, escaped, for the reader
+        assert "not json" in loud["output"] and "\\x1b[2J" in loud["output"]
+    assert "\x1b" not in out + err
+
+
+def test_the_table_says_why_the_referee_played_for_a_bot(tmp_path, capsys):
+    path = tmp_path / "crashing.py"
+    path.write_text(HOSTILE)
+    assert main(["arena", "--bot", str(path), "--bot", "random", "--games", "1", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "why the Referee played for a bot" in out
+    assert "crashing.py" in out and "raised" in out

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
 from ..arena import ArenaConfig, report, run as run_arena
@@ -81,13 +81,13 @@ def config_from(args) -> ArenaConfig:
 
 
 def run(args) -> int:
-    try:
-        config = config_from(args)
-    except ValueError as err:
-        print(f"duckcover arena: {err}", file=sys.stderr)
-        return 2
     show_progress = not args.json and sys.stderr.isatty()
     with _quiet_stdout():  # a bot in this process that prints must not spoil the table or the JSON
+        try:
+            config = config_from(args)  # loading a bot may print too
+        except ValueError as err:
+            print(f"duckcover arena: {shown(err, 400)}", file=sys.stderr)
+            return 2
         if show_progress:
             results = _with_progress(config, args.jobs)
         else:
@@ -110,9 +110,9 @@ def _quiet_stdout():
     os.dup2(null, 1)
     os.close(null)
     try:
-        yield
+        with open(os.devnull, "w") as nowhere, redirect_stdout(nowhere):  # sys.stdout may not be fd 1
+            yield
     finally:
-        sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
 
