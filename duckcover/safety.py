@@ -1,21 +1,25 @@
-"""Running bots you do not trust: every failure becomes a legal fallback move and the game goes on.
+"""Running bots safely: every failure becomes a legal fallback move and the game goes on.
 
-A `Referee` stands between the game and its bots. For each decision it
-  - hands the bot a private copy of its view (its own GridView objects and Rules), so a bot
-    that pokes at what it was given can only confuse itself, never the game or another seat;
-  - runs `choose` in a worker thread (daemon) and waits at most the hard limit for the answer;
+A `Referee` stands between the game and its bots, in the arena and in the app. A seat's bot is
+either a `Bot` in this process (the built-in bots; any bot when trusted) or a
+`duckcover.sandbox.BotProcess` (every other bot, in a process of its own). For each decision
+the Referee
+  - hands the bot a private copy of its view: plain data for a process; for a bot in this
+    process its own GridView objects over copies of the cells, and its own Rules;
+  - seeds the bot's rng from the game's secret bot key (never from the game seed);
+  - waits at most the hard limit for the answer: a bot in this process runs in a worker thread
+    (daemon); a bot process that overruns is killed and started afresh;
   - checks the answer: an exception, a malformed value, an illegal move or no answer in time is
     replaced by `fallback_move` (deterministic) and recorded as a `Fallback`.
 
-Python cannot kill a thread. A bot stuck in an endless loop keeps its worker thread (and some CPU)
-until the process ends; the game is not blocked by it: the Referee abandons that worker, uses a
-fallback for the decision, and gives that seat fallback moves until the stuck call returns.
-The hooks (start_game, start_round, observe) run under the same guard; their failures are kept
-in `Referee.incidents`.
+Python cannot kill a thread: a bot in this process stuck in an endless loop keeps its worker
+thread until the process ends, and the seat plays fallback moves until the call returns. The
+hooks (start_game, start_round, observe) run under the same guard, just before the next
+decision; their failures are kept in `Referee.incidents`.
 
-Python has no sandbox either: a bot can reach the game through the interpreter (stack frames,
-gc, sys.modules). The guarantee is about the data a bot is given: a view holds no reference to
-the Game or its deck, and nothing in it can change the game. The bot contract forbids the rest.
+Python has no sandbox either: code in this process can reach the game through the interpreter
+(stack frames, gc, sys.modules). That is why a bot you did not write runs in a process of its
+own; docs/bots.md says what that defends and what it does not.
 """
 from __future__ import annotations
 

@@ -298,6 +298,21 @@ def _describe(err: BaseException) -> str:
 
 
 # --- the parent's side --------------------------------------------------------------------------
+_SPAWNER = None
+
+
+def _spawner():
+    """The one thread that starts bot processes. Linux's PR_SET_PDEATHSIG fires when the
+    *thread* that started a process ends, and the app asks bots from short-lived worker
+    threads: this thread lives as long as the game's process, so a bot dies with that."""
+    global _SPAWNER
+    if _SPAWNER is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-bot-spawner")
+    return _SPAWNER
+
+
 class BotFailure(Exception):
     """The bot process did not answer properly: it was stopped; the message says why."""
 
@@ -335,11 +350,11 @@ class BotProcess:
         if self._out is None:
             self._out = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-c", CHILD, json.dumps(config)],
+            self.proc = _spawner().submit(
+                subprocess.Popen, [sys.executable, "-I", "-c", CHILD, json.dumps(config)],
                 stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._out,
                 pass_fds=(requests_read, answers_write), start_new_session=True, close_fds=True,
-            )
+            ).result()
         finally:
             os.close(requests_read)
             os.close(answers_write)

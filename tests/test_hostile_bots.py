@@ -260,3 +260,26 @@ def test_a_bot_process_dies_with_the_game(tmp_path):
     process = BotProcess(bot_file(tmp_path, "raises"))
     play(process)
     assert process.proc.poll() is not None  # ended by the Referee's close
+
+
+def test_a_bot_process_outlives_the_thread_that_started_it(tmp_path):
+    """The app asks bots from short-lived worker threads; the process must not die with one."""
+    import threading
+    import time
+
+    box = []
+
+    def start():
+        box.append(BotProcess(bot_file(tmp_path, "prints")))
+        time.sleep(0.5)  # long enough for the bot process to have set up its death signal
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    worker.join()
+    process = box[0]
+    try:
+        process.start(1, None, None)
+        assert [process.answer()[0] for _ in range(2)] == ["hello", "new"]
+        assert process.proc.poll() is None
+    finally:
+        process.close()
