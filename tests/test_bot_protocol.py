@@ -1,0 +1,62 @@
+"""The bot process protocol (duckcover-bot/1): a view survives the trip as plain JSON, and an
+answer is rebuilt from engine values or refused."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from duckcover.cards import CARDS
+from duckcover.game import CHOOSING, Game, Phase
+from duckcover.moves import Move
+from duckcover.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
+from duckcover.safety import MalformedMove, fallback_move
+from duckcover.sandbox import move_data, move_from_data, turn_data, view_data, view_from_data
+
+
+def plain(view):
+    """A view with its grids as dicts, so two views compare by content."""
+    return view._replace(grids=tuple(dict(grid.cells) for grid in view.grids))
+
+
+def views_along_a_game(rules, seed):
+    game = Game(4, rules, seed=seed)
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        game.flip()
+        while game.phase in CHOOSING:
+            for seat in range(game.n):
+                yield game.view(seat)
+            game.play([fallback_move(game, seat) for seat in range(game.n)])
+
+
+@pytest.mark.parametrize("variants", [(), (LOW_BLOWS,), (TWO_FLIPS, SURPRISES)], ids=["standard", "low-blows", "two-flips"])
+def test_a_view_survives_the_trip_through_json(variants):
+    rules = Rules(variants=frozenset(variants), max_by="splashes")
+    phases = set()
+    for view in views_along_a_game(rules, seed=3):
+        trip = view_from_data(json.loads(json.dumps(view_data(view))))
+        assert plain(trip) == plain(view)
+        assert trip.legal_moves() == view.legal_moves()
+        phases.add(view.phase)
+        for turn in view.history:
+            assert json.loads(json.dumps(turn_data(turn))) == turn_data(turn)
+    assert Phase.MOVE in phases and (Phase.GIFT in phases) == (LOW_BLOWS in variants)
+
+
+def test_an_answer_is_rebuilt_from_engine_values():
+    card = CARDS[2][7]
+    assert move_from_data(move_data(Move(card, (1, -1)))).card is card
+    assert move_from_data({"card": [2, 7], "to": None}) == Move(card, None)
+    assert move_from_data(None) is None
+
+
+@pytest.mark.parametrize("answer", [
+    "e2e4", 42, [], {"card": [0, 13], "to": [0, 0]}, {"card": [9, 1], "to": [0, 0]}, {"card": [0, 1], "to": [0.5, 0]},
+    {"card": [0, 1], "to": [0, 0, 0]}, {"card": [True, 1], "to": [0, 0]}, {"card": [0, 1], "to": [1 << 40, 0]},
+    {"card": "5", "to": [0, 0]}, {"to": [0, 0]},
+])
+def test_an_answer_that_is_not_a_move_is_refused(answer):
+    with pytest.raises(MalformedMove):
+        move_from_data(answer)
