@@ -70,17 +70,22 @@ def finished_record(tmp_path):
     return loads(path.read_text())
 
 
-async def test_a_failing_bot_is_named_once_its_fallbacks_are_marked_and_recorded(tmp_path):
-    app = create_app(watch_options(tmp_path, [SeatSpec("Evil", "medium"), SeatSpec("Ann", "medium")]))
+def app_with_bot(tmp_path, name, bot):
+    """A watched game whose seat 0 is played by `bot` (an instance, in the app's process)."""
+    app = create_app(watch_options(tmp_path, [SeatSpec(name, "medium"), SeatSpec("Ann", "medium")]))
     original = app.make_controller
 
-    def with_evil(game, seats, key=None, earlier_fallbacks=None):
+    def with_bot(game, seats, key=None, earlier_fallbacks=None):
         controller = original(game, seats, key, earlier_fallbacks)
-        controller.bots[0] = Evil()
+        controller.bots[0] = bot
         return controller
 
-    app.make_controller = with_evil
-    notices, log = await watch_to_end(app)
+    app.make_controller = with_bot
+    return app
+
+
+async def test_a_failing_bot_is_named_once_its_fallbacks_are_marked_and_recorded(tmp_path):
+    notices, log = await watch_to_end(app_with_bot(tmp_path, "Evil", Evil()))
     failed = [n for n in notices if "failed" in n]
     assert failed == ["Evil failed (raised ValueError: boom); a fallback move was played."]
     marks = [line for line in log if "Evil's move was a fallback" in line]
@@ -93,15 +98,7 @@ async def test_a_failing_bot_is_named_once_its_fallbacks_are_marked_and_recorded
 
 async def test_the_app_gives_bots_every_hook_and_a_private_view(tmp_path):
     Listener.heard = []
-    app = create_app(watch_options(tmp_path, [SeatSpec("Lis", "medium"), SeatSpec("Ann", "medium")]))
-    original = app.make_controller
-
-    def with_listener(game, seats, key=None, earlier_fallbacks=None):
-        controller = original(game, seats, key, earlier_fallbacks)
-        controller.bots[0] = Listener()
-        return controller
-
-    app.make_controller = with_listener
+    app = app_with_bot(tmp_path, "Lis", Listener())
     await watch_to_end(app)
     game = app.controller.game
     heard = Listener.heard
