@@ -151,6 +151,10 @@ class TurnController:
             name = escaped(self.game.names[seat])
             self.load_errors.append(t("notify.bot_not_installed", spec=escaped(spec, 64), name=name))
             spec = "medium"
+        if self.loader is None:
+            from .bots import load_bot
+
+            self.loader = load_bot
         try:
             return self.loader(spec, seed)
         except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
