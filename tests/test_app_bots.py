@@ -196,3 +196,16 @@ async def test_resume_keeps_the_key_and_the_fallbacks_of_the_record(tmp_path):
     assert resumed["bot_key"] == record["bot_key"]
     for before, after in zip(record["rounds"][0]["turns"], resumed["rounds"][0]["turns"]):
         assert before.get("fallbacks") == after.get("fallbacks")
+
+
+async def test_without_a_seed_the_app_draws_128_bits_and_a_separate_key(tmp_path):
+    from duckcover.harness import bot_key_for
+
+    options = AppOptions(seats=[SeatSpec("A", "medium"), SeatSpec("B", "medium")], speed="instant", lang="en",
+                         data_dir=tmp_path, stats=False, watch=True)
+    app = create_app(options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        game, record = app.controller.game, app.controller.record()
+    assert game.seed.bit_length() > 64 and record["seed"] == game.seed
+    assert read_bot_key(record) != bot_key_for(game.seed)  # a secret of its own, kept in the record
