@@ -253,6 +253,7 @@ class Referee:
         self._due: list[tuple[int, str, PlayerView, tuple]] = []  # hooks to run before the next decision
         self._fresh = {seat for seat, bot in enumerate(self.bots) if _is_process(bot)}  # no bot made yet
         self._given_up: dict[int, str] = {}  # process seats that will not be asked again, and why
+        self._starting: set[int] = set()  # process seats restarted, not ready yet (not waited for)
         self._game: Game | None = None
         self._lock = threading.Lock()
 
@@ -286,6 +287,7 @@ class Referee:
             self.key = bot_key_for(game.seed)
         moves: list[Move | None] = [None] * game.n
         step = 1 if game.phase is Phase.PLACE else 0
+        self._make_bots(game)
         calls = self._hook_calls()
         asked = []
         for seat in game.awaiting:
@@ -324,6 +326,8 @@ class Referee:
     def flush(self) -> None:
         """Run the hooks called since the last decision (the game's last observe, say)."""
         game = self._game
+        if game is not None:
+            self._make_bots(game)
         calls = self._hook_calls()
         for seat, ok, value, _, what in self._run(calls):
             if not ok and game is not None:
@@ -488,18 +492,26 @@ class Referee:
             if not bot.restart():
                 self._given_up[seat] = f"stopped after {bot.restarts} restarts of its process"
                 return False
-            self._fresh.add(seat)
+            self._starting.add(seat)
             self._make_bot(game, seat, restarted=True)
             return False  # starting: fallback moves meanwhile
-        if seat in self._fresh:
-            self._make_bot(game, seat, restarted=False)
-        elif bot.restarts and not self._drain(game, seat, block=False):
-            return False  # a restarted process still starting
+        if seat in self._starting:
+            if not self._drain(game, seat, block=False):
+                return False  # a restarted process still starting
+            self._starting.discard(seat)
         if not bot.alive or seat in self._given_up:
             return False
         message = {"do": "choose", "view": view_data(game.view(seat)),
                    "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
         return self._send(seat, message)
+
+    def _make_bots(self, game: Game) -> None:
+        """Have every bot process make its bot (before its first hook or decision)."""
+        if self.key is None:
+            self.key = bot_key_for(game.seed)
+        for seat in sorted(self._fresh):
+            if self.bots[seat].alive and seat not in self._given_up:
+                self._make_bot(game, seat, restarted=False)
 
     def _make_bot(self, game: Game, seat: int, restarted: bool) -> None:
         """Create the seat's bot in its process; after a restart, tell it the game so far."""

@@ -60,3 +60,37 @@ def test_an_answer_is_rebuilt_from_engine_values():
 def test_an_answer_that_is_not_a_move_is_refused(answer):
     with pytest.raises(MalformedMove):
         move_from_data(answer)
+
+
+HOOKED = """\
+from duckcover_bots.greedy import GreedyBot
+class Hooked(GreedyBot):
+    def note(self, what, view):
+        with open({log!r}, "a") as log:
+            log.write(f"{{what}} {{view.round_index}} {{len(view.history)}}\\n")
+    def start_game(self, view):
+        self.note("start_game", view)
+    def start_round(self, view):
+        self.note("start_round", view)
+    def observe(self, view, turn):
+        self.note("observe", view)
+"""
+
+
+def test_a_bot_in_its_own_process_hears_every_hook(tmp_path):
+    from duckcover.harness import play_game
+    from duckcover.plugins import resolve_bot
+    from duckcover.safety import Referee
+    from duckcover.sandbox import BotProcess
+
+    log = tmp_path / "heard.txt"
+    path = tmp_path / "hooked.py"
+    path.write_text(HOOKED.format(log=str(log)))
+    bots = [BotProcess(str(path)), resolve_bot("greedy")]
+    referee = Referee(bots, key=bytes(16))
+    game = play_game(bots, seed=4, referee=referee)
+    assert not referee.fallbacks and not referee.incidents
+    heard = [line.split() for line in log.read_text().splitlines()]
+    assert heard[0] == ["start_game", "0", "0"]
+    assert [h for h in heard if h[0] == "start_round"] == [["start_round", str(r), "0"] for r in range(3)]
+    assert len([h for h in heard if h[0] == "observe"]) == sum(len(r.turns) for r in game.rounds)
