@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..i18n import t
+from .textual_compat import bind
 
 
 class HandoverScreen(Screen[None]):
@@ -26,7 +27,7 @@ class HandoverScreen(Screen[None]):
         super().__init__()
         self.player = name
         self.where = where
-        self._bindings.bind("enter", "ready", t("handover.key", name=name))
+        bind(self, "enter", "ready", t("handover.key", name=name))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="handover"):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -26,6 +27,7 @@ from ..record import read_players, replay
 from ..rules import TWO_FLIPS
 from .cards import family_letter
 from .passplay import read_sounds, sound_of
+from .textual_compat import bind
 from .widgets import GridWidget
 
 Grids = tuple[Mapping[Cell, Stack], ...]
@@ -218,6 +220,16 @@ class ReplayScreen(Screen):
 
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = None
+    # Keys without a label in the Footer; the labelled ones are bound in the player's language.
+    BINDINGS = [
+        Binding("home", "go_first", show=False),
+        Binding("end", "go_last", show=False),
+        *(Binding(str(number), f"jump({number - 1})", show=False) for number in range(1, 10)),
+        Binding("up,k", "scroll_side(-1)", show=False),
+        Binding("down,j", "scroll_side(1)", show=False),
+        Binding("shift+left", "scroll_grids(-1)", show=False),  # grids grow wider than a small terminal
+        Binding("shift+right", "scroll_grids(1)", show=False),
+    ]
 
     index: reactive[int] = reactive(0, init=False)
 
@@ -226,21 +238,12 @@ class ReplayScreen(Screen):
         self.timeline = timeline
         self.record_title = title
         self.every_stack = False
-        bind = self._bindings.bind
-        bind("left,h", "step(-1)", t("replay.key_back"), key_display="←")
-        bind("right,l", "step(1)", t("replay.key_forward"), key_display="→")
-        bind("pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
-        bind("pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
-        bind("s", "toggle_stacks", t("replay.key_stacks"))
-        bind("q,escape", "close", t("replay.key_close"))
-        bind("home", "go_first", show=False)
-        bind("end", "go_last", show=False)
-        for number in range(1, 10):
-            bind(str(number), f"jump({number - 1})", show=False)
-        bind("up,k", "scroll_side(-1)", show=False)
-        bind("down,j", "scroll_side(1)", show=False)
-        bind("shift+left", "scroll_grids(-1)", show=False)  # grids grow wider than a small terminal
-        bind("shift+right", "scroll_grids(1)", show=False)
+        bind(self, "left,h", "step(-1)", t("replay.key_back"), key_display="←")
+        bind(self, "right,l", "step(1)", t("replay.key_forward"), key_display="→")
+        bind(self, "pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
+        bind(self, "pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
+        bind(self, "s", "toggle_stacks", t("replay.key_stacks"))
+        bind(self, "q,escape", "close", t("replay.key_close"))
 
     def compose(self) -> ComposeResult:
         yield Static(id="replay-status")

@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static
 
 from .. import stats
 from ..i18n import t
+from .textual_compat import bind
 
 BAR_WIDTH = 30
 NAME_WIDTH = 14
@@ -77,8 +78,8 @@ class StatsScreen(Screen):
         super().__init__()
         self.db_path = db_path
         self.error: str | None = None
-        self._bindings.bind("escape", "back", t("statsview.key_back"))
-        self._bindings.bind("r", "reload", t("statsview.key_reload"))
+        bind(self, "escape", "back", t("statsview.key_back"))
+        bind(self, "r", "reload", t("statsview.key_reload"))
 
     def compose(self) -> ComposeResult:
         yield Static(t("stats.title"), id="stats-title")
