@@ -92,10 +92,13 @@ class DuckCoverApp(App):
         from .screens import TitleScreen
 
         try:
-            record = storage.load_current(self.data_root)
-            if record is None:
-                raise RecordError(t("notify.nothing_to_resume"))
-            game = storage.resume(record)
+            if self.options.resumed is not None:  # the command line has read and replayed it
+                (record, game), self.options.resumed = self.options.resumed, None
+            else:
+                record = storage.load_current(self.data_root)
+                if record is None:
+                    raise RecordError(t("notify.nothing_to_resume"))
+                game = storage.resume(record)
         except (RecordError, DuckError) as err:
             self.notify(str(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
