@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -22,11 +23,13 @@ from ..cards import MAX, REPEAT
 from ..game import CHOOSING, Game, Phase, RoundOutcome
 from ..grid import Cell, Stack, fmt_cell, sorted_stacks
 from ..i18n import t
-from ..moves import Move, Turn
+from ..moves import Turn
 from ..record import read_players, replay
 from ..rules import TWO_FLIPS
+from ..untrusted import NAME_MAX, shown
 from .cards import family_letter
 from .passplay import read_sounds, sound_of
+from .telling import discard_words, gift_words, idle_words, move_words
 from .textual_compat import bind
 from .widgets import GridWidget
 
@@ -122,16 +125,16 @@ def flip_line(timeline: Timeline, step: Step) -> str:
     turn = step.turn
     names = timeline.names
     if turn is None:
-        return t("replay.deal", round=step.round_index + 1, name=names[step.captain])
+        return t("replay.deal", round=step.round_index + 1, name=shown(names[step.captain], NAME_MAX))
     card = " + ".join(flip_word(code) for code in turn.flips)
     call = turn.call
     if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.has(TWO_FLIPS):
         card = t("replay.repeat_of", card=card, call=flip_word(call.options[0]))
-    return t("replay.flip", turn=step.turn_no, name=names[step.captain], card=card)
+    return t("replay.flip", turn=step.turn_no, name=shown(names[step.captain], NAME_MAX), card=card)
 
 
 def move_lines(timeline: Timeline, step: Step) -> list[str]:
-    """What every seat did this turn, in words, as the table saw it."""
+    """What every seat did this turn, in the words of the table's log."""
     turn = step.turn
     if turn is None:
         return []
@@ -139,36 +142,26 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
     if turn.call.kind == "dead":
         return [t("replay.repeat_dead")]
     lines = []
-    if turn.gifts is not None:
-        lines += [t("replay.gift", name=names[seat], card=card_word(gift.card, seat), other=names[(seat + 1) % n])
+    placing = turn.gifts is not None
+    if placing:
+        lines += [gift_words(names[seat], card_word(gift.card, seat), names[(seat + 1) % n])
                   for seat, gift in enumerate(turn.gifts) if gift is not None]
     for seat, move in enumerate(turn.moves):
-        lines.append(_move_line(timeline, step, seat, move, placing=turn.gifts is not None))
+        if move is not None:
+            word = partial(card_word, seat=seat)
+            lines.append(move_words(names[seat], step.before[seat], move, placing, word))
+        else:
+            # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
+            quacks = not (placing or timeline.rules.has(TWO_FLIPS) or MAX in turn.call.options)
+            lines.append(idle_words(names[seat], quack_word(timeline, seat) if quacks else None))
     if turn.discarded:
-        limit = timeline.rules.discard_limit(n)
-        lines.append(t("replay.discarded", count=len(step.discard), limit=limit if limit is not None else "-"))
+        lines.append(discard_words(len(step.discard), timeline.rules.discard_limit(n)))
     return lines
 
 
 def quack_word(timeline: Timeline, seat: int) -> str:
     """Madness: each seat its animal sound (as at the table), else Quack."""
     return sound_of(timeline.sounds, timeline.rules, seat)  # the record's own words, if it has them
-
-
-def _move_line(timeline: Timeline, step: Step, seat: int, move: Move | None, placing: bool) -> str:
-    name = timeline.names[seat]
-    if move is None:
-        # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
-        if placing or timeline.rules.has(TWO_FLIPS) or MAX in step.turn.call.options:
-            return t("replay.nothing", name=name)
-        return t("replay.quack", name=name, quack=quack_word(timeline, seat))
-    card, cell = card_word(move.card, seat), fmt_cell(move.to)
-    if placing:
-        return t("replay.place", name=name, card=card, cell=cell)
-    below = step.before[seat].get(move.to)
-    if below:
-        return t("replay.cover", name=name, card=card, target=card_word(below[-1], seat), cell=cell)
-    return t("replay.duck", name=name, card=card, cell=cell)
 
 
 def end_lines(timeline: Timeline, step: Step) -> list[str]:
@@ -201,11 +194,11 @@ def stack_lines(timeline: Timeline, step: Step, every: bool) -> list[str]:
     lines = []
     for seat, grid in enumerate(step.grids):
         lines.append(timeline.names[seat])
-        shown = [(cell, stack) for cell, stack in sorted_stacks(grid) if every or len(stack) > 1]
-        for cell, stack in shown:
+        listed = [(cell, stack) for cell, stack in sorted_stacks(grid) if every or len(stack) > 1]
+        for cell, stack in listed:
             cards = " ".join(card_word(card, seat) for card in stack)
             lines.append(f"  {fmt_cell(cell)}: {cards}")
-        if not shown:
+        if not listed:
             lines.append("  " + t("replay.no_covered"))
     return lines
 
