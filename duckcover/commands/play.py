@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
 from ..rules import ARTISTS_PACK, CAPTAIN, MAX_BY, VARIANTS
 
@@ -125,7 +126,7 @@ def run(args) -> int:
         options = build_options(args)
     except ValueError as err:
         return fail(str(err))
-    if options.seats:
+    if options.seats and args.difficulty not in DIFFICULTIES:  # the built-in ones ship with us
         problem = check_bot(args.difficulty)
         if problem:
             return fail(problem)
