@@ -133,3 +133,32 @@ async def test_resume_from_the_command_line_replays_the_record_once(tmp_path, mo
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and app.controller.game.turn_number == turns
     assert len(replays) == 1  # the command's check; the app plays on from that same game
+
+
+LAUNCH_PROBE = """
+import json, sys
+import textual.app
+textual.app.App.run = lambda self, *a, **k: print(json.dumps(sorted(sys.modules)))
+sys.stdout.isatty = lambda: True
+from duckcover import cli
+cli.main(["play", "--bots", "3", "--seed", "1", "--lang", "en"])
+"""
+
+
+def test_play_loads_no_other_commands_modules_before_the_table(tmp_path):
+    """`duckcover play` reaches the app without the statistics, arena, replay or plugin
+    machinery (sqlite3, importlib.metadata, email, zipfile...): none of it is on the way
+    to the first frame."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DUCKCOVER_DATA": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", LAUNCH_PROBE], capture_output=True, text=True, env=env, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "duckcover.app.table" in loaded  # the probe did reach the app
+    heavy = {"sqlite3", "importlib.metadata", "email", "zipfile", "statistics", "duckcover.arena",
+             "duckcover.stats", "duckcover.plugins", "duckcover.record", "duckcover.commands.arena",
+             "duckcover.commands.stats", "duckcover.commands.replay"}
+    assert not heavy & loaded, sorted(heavy & loaded)
