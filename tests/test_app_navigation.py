@@ -7,14 +7,11 @@ from textual.widgets import Footer, Select
 
 from duckcover.app import AppOptions, create_app
 from duckcover.app import screens
-from duckcover.app.controller import TurnController
 from duckcover.app.messages import Navigate
-from duckcover.app.options import SeatSpec
 from duckcover.app.screens import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
 from duckcover.app.settings_screen import SettingsScreen
 from duckcover.app.textual_compat import bind, unbind
-from duckcover.harness import play_game
-from duckcover_bots.greedy import GreedyBot
+from helpers import finished_controller
 
 
 def title_app(tmp_path, lang="en"):
@@ -42,13 +39,6 @@ async def test_the_settings_screen_opens_with_its_first_field_focused_and_enter_
         assert app.focused is language
         await pilot.press("enter")
         assert language.expanded
-
-
-def finished_controller() -> TurnController:
-    names = ["Ann", "Jackson", "Gwen"]
-    game = play_game([GreedyBot(), GreedyBot(), GreedyBot()], seed=3, names=names)
-    assert game.over
-    return TurnController(game, [SeatSpec("Ann"), SeatSpec("Jackson", "medium"), SeatSpec("Gwen", "medium")])
 
 
 async def test_n_on_game_over_opens_the_setup_of_a_new_game_and_back_leads_to_the_title(tmp_path):

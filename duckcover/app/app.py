@@ -14,6 +14,7 @@ from ..i18n import t
 from ..rules import Rules
 from .bots import load_bot
 from .controller import TurnController
+from .glyphs import PlainKeys, adapt
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
@@ -22,7 +23,7 @@ from .textual_compat import unbind
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
-class DuckCoverApp(App):
+class DuckCoverApp(PlainKeys, App):
     CSS_PATH = "duckcover.tcss"
     ENABLE_COMMAND_PALETTE = False
 
@@ -31,6 +32,7 @@ class DuckCoverApp(App):
         self.options = options
         self.controller: TurnController | None = None
         self.label_keys()
+        adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
 

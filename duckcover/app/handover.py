@@ -15,9 +15,11 @@ from .textual_compat import bind
 
 
 class HandoverScreen(Screen[None]):
+    SCOPED_CSS = False  # its ASCII rule starts at the App
     DEFAULT_CSS = """
     HandoverScreen { align: center middle; }
     #handover { width: 64; max-width: 95%; height: auto; border: heavy $accent; padding: 1 2; }
+    App.-ascii #handover { border: ascii $accent; }
     #handover-title { text-style: bold; text-align: center; width: 100%; color: $accent; }
     #handover-where { text-align: center; width: 100%; margin: 1 0 0 0; }
     #handover-body { text-align: center; width: 100%; margin: 1 0 0 0; }

@@ -28,6 +28,7 @@ from ..record import read_players, replay
 from ..rules import TWO_FLIPS
 from ..untrusted import NAME_MAX, shown
 from .cards import family_letter
+from .glyphs import PlainKeys, adapt
 from .passplay import read_sounds, sound_of
 from .telling import discard_words, gift_words, idle_words, move_words
 from .textual_compat import bind
@@ -389,7 +390,7 @@ class ReplayScreen(Screen):
         return text
 
 
-class ReplayApp(App):
+class ReplayApp(PlainKeys, App):
     """`duckcover replay FILE` on a terminal: the viewer alone; closing it ends the app."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -398,6 +399,7 @@ class ReplayApp(App):
         super().__init__()
         self.timeline = timeline
         self.record_title = title
+        adapt(self)
 
     def on_mount(self) -> None:
         self.title = t("replay.title")

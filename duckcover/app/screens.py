@@ -17,6 +17,7 @@ from ..i18n import t
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
 from .bots import installed_bots
 from .controller import TurnController
+from .glyphs import ascii_only
 from .messages import Navigate, StartGame
 from .options import BOT_NAMES, SeatSpec
 from .textual_compat import bind
@@ -136,6 +137,7 @@ class SetupScreen(Screen):
     def on_mount(self) -> None:
         from textual.widgets import Input
         self.show_seats(self.seat_count)
+        ascii_widgets(self)
         if self.app.is_headless:  # tests and screenshots: a blinking cursor never matches twice
             for field in self.query(Input):
                 field.cursor_blink = False
@@ -281,6 +283,27 @@ class TooSmallScreen(Screen):
         self.query_one("#too-small", Static).update(t("too_small", width=size.width, height=size.height))
 
 
+def table_box():
+    """Rich's usual table lines, or ASCII ones where the terminal cannot draw them."""
+    from rich import box
+
+    return box.ASCII if ascii_only() else box.HEAVY_HEAD
+
+
+def ascii_widgets(screen: Screen) -> None:
+    """On an ASCII terminal, the glyphs Textual's form widgets draw inside themselves (borders
+    come from the style sheet): check boxes as [X], the list arrows as v and ^."""
+    if not ascii_only():
+        return
+    from textual.widgets import Checkbox
+
+    for box in screen.query(Checkbox):
+        box.BUTTON_LEFT, box.BUTTON_RIGHT = "[", "]"
+    for arrow, plain in ((".down-arrow", "v"), (".up-arrow", "^")):
+        for static in screen.query(arrow):
+            static.update(plain)
+
+
 def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
     grids, _, _ = ctl.game.table(round_index)
     rules = ctl.game.rules
@@ -290,7 +313,7 @@ def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
 
 def scorepad(ctl: TurnController) -> Table:
     game = ctl.game
-    table = Table(title=t("score.title"), title_justify="left", expand=False)
+    table = Table(title=t("score.title"), title_justify="left", expand=False, box=table_box())
     table.add_column(t("score.player"))
     for index in range(game.rules.rounds()):
         table.add_column(t("score.round", round=index + 1), justify="right")
@@ -309,7 +332,7 @@ def round_table(ctl: TurnController) -> Table:
     game = ctl.game
     index = len(game.results) - 1
     result = game.results[index]
-    table = Table(expand=False)
+    table = Table(expand=False, box=table_box())
     table.add_column(t("score.player"))
     table.add_column(t("score.visible"))
     table.add_column(t("score.sign"), justify="center")

@@ -13,7 +13,7 @@ from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
 from .. import i18n
 from ..i18n import t
 from ..settings import THEMES, Settings, save
-from .screens import SCREENS_CSS
+from .screens import SCREENS_CSS, ascii_widgets
 from .messages import SettingsSaved
 from .textual_compat import bind
 
@@ -56,6 +56,9 @@ class SettingsScreen(Screen):
                 yield Button(t("settings.save"), variant="primary", id="save")
                 yield Button(t("key.back"), id="back")
         yield Footer()
+
+    def on_mount(self) -> None:
+        ascii_widgets(self)
 
     def chosen(self) -> Settings:
         lang = self.query_one("#settings-lang", Select).value

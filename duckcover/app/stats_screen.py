@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static
 
 from .. import stats
 from ..i18n import t
+from .glyphs import ascii_only
 from .textual_compat import bind
 
 BAR_WIDTH = 30
@@ -24,8 +25,9 @@ NAME_WIDTH = 14
 
 
 def bar_char() -> str:
-    """A full block draws solid bars everywhere; NO_COLOR asks for a plain look, so plain ASCII."""
-    return "#" if os.environ.get("NO_COLOR") else "\u2588"
+    """A full block draws solid bars; NO_COLOR asks for a plain look, and some terminals cannot
+    draw blocks: plain ASCII there."""
+    return "#" if os.environ.get("NO_COLOR") or ascii_only() else "\u2588"
 
 
 def bar(value: float, largest: float, width: int = BAR_WIDTH) -> str:
