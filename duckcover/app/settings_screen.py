@@ -26,7 +26,7 @@ class SettingsScreen(Screen):
     DEFAULT_CSS = """
     #settings { padding: 0 2; }
     #settings .setup-label { width: 22; padding: 1 1 0 0; }
-    #settings-lang, #settings-colours { width: 60; }
+    #settings-lang, #settings-colours { width: 1fr; max-width: 60; }  /* 80 columns: all of it shows */
     #settings-hints { height: auto; margin: 1 0 0 0; }
     """
 
