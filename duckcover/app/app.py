@@ -194,7 +194,8 @@ class DuckCoverApp(PlainKeys, App):
         if not message.language_changed:
             if isinstance(self.screen, SettingsScreen):
                 self.pop_screen()
-        elif any(isinstance(s, TableScreen) for s in self.screen_stack) and self.controller and not self.controller.game.over:
+        elif self.controller and not self.controller.game.over and any(
+                isinstance(screen, TableScreen) for screen in self.screen_stack):
             self.show_table()
         else:
             self.go_title()
