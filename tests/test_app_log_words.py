@@ -113,3 +113,17 @@ def test_watch_mode_does_not_wait_for_other_players():
     assert watching.waiting_prompt() == "The players are choosing..."
     playing = TurnController(game, [SeatSpec("You"), SeatSpec("Gwen", "medium")])
     assert playing.waiting_prompt() == "Waiting for the other players..."
+
+
+async def test_watching_a_game_never_says_waiting_for_the_other_players(tmp_path):
+    from duckcover.app import AppOptions, create_app, quick_seats
+
+    app = create_app(AppOptions(seats=quick_seats(3, None, watch=True), seed=3, speed="slow", lang="en", watch=True,
+                                data_dir=tmp_path, stats=False))
+    screens = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(25):
+            await pilot.pause(0.1)
+            screens.append(app.export_screenshot())
+    assert not any("Waiting for the other players" in svg for svg in screens)
+    assert any("The players are choosing..." in svg.replace("&#160;", " ") for svg in screens)
