@@ -184,14 +184,21 @@ class DuckCoverApp(PlainKeys, App):
         self.start_game(message.seats, message.rules, message.seed)
 
     def on_settings_saved(self, message: SettingsSaved) -> None:
-        """New settings: relabel the keys; a new language builds the screen underneath again
-        (every screen takes its words from `t()` when it is built): the table of the game in
-        progress (it carries on from the game itself, like a resumed game), else the title."""
+        """New settings in force: colours, then the language. A new language relabels the keys
+        and builds the screen underneath again (every screen takes its words from `t()` when it
+        is built): the table of the game in progress (it carries on from the game itself, like
+        a resumed game), else the title."""
+        from .. import i18n
         from .settings_screen import SettingsScreen
 
+        old_lang = i18n.language()
+        self.settings = message.settings
+        self.apply_theme()
+        i18n.set_language(message.settings.lang or self.options.lang or i18n.detect())
         self.title = t("app.title")
         self.label_keys()
-        if not message.language_changed:
+        self.notify(t("settings.saved"))
+        if i18n.language() == old_lang:
             if isinstance(self.screen, SettingsScreen):
                 self.pop_screen()
         elif self.controller and not self.controller.game.over and any(

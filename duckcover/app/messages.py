@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from ..rules import Rules
+from ..settings import Settings
 from .options import SeatSpec
 
 # Where `Navigate` can lead.
@@ -30,8 +31,8 @@ class StartGame(Message):
 
 
 class SettingsSaved(Message):
-    """New settings are in force; `language_changed`: the screens must be built again."""
+    """The player saved these settings (they are on disk): the app puts them in force."""
 
-    def __init__(self, language_changed: bool) -> None:
+    def __init__(self, settings: Settings) -> None:
         super().__init__()
-        self.language_changed = language_changed
+        self.settings = settings

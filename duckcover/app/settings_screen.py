@@ -13,8 +13,8 @@ from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
 from .. import i18n
 from ..i18n import t
 from ..settings import THEMES, Settings, save
-from .screens import SCREENS_CSS, ascii_widgets
 from .messages import SettingsSaved
+from .screens import SCREENS_CSS, ascii_widgets
 from .textual_compat import bind
 
 AUTO = "auto"  # the Selects' value for "nothing saved: decide automatically"
@@ -81,10 +81,4 @@ class SettingsScreen(Screen):
         except OSError as err:
             app.notify(t("settings.save_failed", error=str(err)), severity="error")
             return
-        old_lang = i18n.language()
-        app.settings = settings
-        app.apply_theme()
-        new_lang = settings.lang or app.options.lang or i18n.detect()
-        i18n.set_language(new_lang)
-        app.notify(t("settings.saved"))
-        self.post_message(SettingsSaved(language_changed=new_lang != old_lang))
+        self.post_message(SettingsSaved(settings))
