@@ -34,10 +34,6 @@ TITLE_ART = r"""
 """
 
 
-# Each title menu entry and where it leads (the app decides what that means).
-TITLE_CHOICES = {"new": "setup", "resume": "resume", "games": "games", "statistics": "statistics",
-                 "settings": "settings", "rules": "rules", "quit": "quit"}
-
 # The styles of the screens around the table: parsed when one of them first shows, not at launch.
 SCREENS_CSS = "screens.tcss"
 
@@ -59,7 +55,7 @@ class TitleScreen(Screen):
                 yield Static(t("title.tagline"), id="tagline")
             with Center():
                 yield OptionList(
-                    Option(t("title.new"), id="new"),
+                    Option(t("title.new"), id="setup"),  # each id is a place the app leads to
                     Option(t("title.resume"), id="resume", disabled=not self.can_resume),
                     Option(t("title.games"), id="games"),
                     Option(t("title.statistics"), id="statistics"),
@@ -80,7 +76,7 @@ class TitleScreen(Screen):
         (menu.enable_option if self.can_resume else menu.disable_option)("resume")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.post_message(Navigate(TITLE_CHOICES[event.option.id]))
+        self.post_message(Navigate(event.option.id))
 
 
 class SetupScreen(Screen):
