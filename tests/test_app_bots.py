@@ -7,7 +7,7 @@ import json
 import textwrap
 
 from duckcover.app import AppOptions, SeatSpec, create_app
-from duckcover.app.autoplay import play_to_end, table_of
+from autoplay import play_to_end, table_of
 from duckcover.app.controller import TurnController
 from duckcover.bot import Bot
 from duckcover.game import Game

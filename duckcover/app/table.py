@@ -10,7 +10,6 @@ from textual.screen import Screen
 from textual.widgets import RichLog, Static
 from textual.worker import Worker, WorkerState
 
-from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
 from ..i18n import t
@@ -18,13 +17,9 @@ from ..moves import Move
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import GridWidget, KeyBar
-from .words import bot_label, variant_label
+from .words import bot_label, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
-
-
-def flip_word(code: int) -> str:
-    return t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code)
 
 
 class SeatPanel(Vertical):
@@ -310,9 +305,7 @@ class TableScreen(Screen):
             return
         before = game.turn_number
         self.ctl.flip()
-        label = self.ctl.flip_label()
-        self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
-                        name=game.names[game.captain], card=label), bold=True)
+        self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
         self.put("#explain", explain or "")
         if explain:
@@ -344,7 +337,7 @@ class TableScreen(Screen):
         self.chooser = None
         self.stage = ""
         quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
-        self.set_prompt(quack or t("prompt.waiting"))
+        self.set_prompt(quack or self.ctl.waiting_prompt())
         self.state = "waiting"
         self.refresh_table()
         self.maybe_resolve()

@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
 from ..rules import ARTISTS_PACK, CAPTAIN, MAX_BY, VARIANTS
 
@@ -122,7 +123,7 @@ def check_bot(spec: str) -> str | None:
 
 
 def run(args) -> int:
-    from ..i18n import detect, set_language
+    from ..i18n import detect, set_language, t
     from ..settings import load
 
     # Before the default seat names are chosen: --lang, else the saved settings, else the locale.
@@ -131,7 +132,7 @@ def run(args) -> int:
         options = build_options(args)
     except ValueError as err:
         return fail(str(err))
-    if options.seats:
+    if options.seats and args.difficulty not in DIFFICULTIES:  # the built-in ones ship with us
         problem = check_bot(args.difficulty)
         if problem:
             return fail(problem)
@@ -142,12 +143,14 @@ def run(args) -> int:
         try:
             record = storage.load_current(options.data_dir)
             if record is None:
-                from ..i18n import t
-
                 return fail(t("play.no_resume"))
-            replay(record)
+            # Replayed once, here (a broken save is refused before any screen); the app
+            # continues from this very game instead of reading and replaying it again.
+            options.resumed = (record, replay(record))
         except RecordError as err:
             return fail(f"cannot resume: {err}")
+    if not sys.stdout.isatty():
+        return fail(t("play.not_a_terminal"))  # not escape codes into a file
     from ..app import create_app
 
     app = create_app(options)
