@@ -22,6 +22,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..difficulty import DIFFICULTIES as BOTS
 from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase
 from ..i18n import t
@@ -31,6 +32,7 @@ from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import AppOptions, SeatSpec
 from .table import SeatPanel, TableScreen
+from .words import bot_label
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -348,7 +350,7 @@ class CreateTableScreen(Screen):
 
         from .screens import SETUP_VARIANTS
 
-        kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}"), d) for d in DIFFICULTIES]
+        kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}", bot=BOTS[d]), d) for d in DIFFICULTIES]
         with VerticalScroll(id="setup"):
             yield Label(t("net.create_title"), classes="heading")
             with Horizontal(classes="setup-row"):
@@ -458,7 +460,7 @@ class WaitingScreen(Screen):
             if not seat.get("name"):
                 text.append(f"{number}. {t('net.open_seat')}\n")
                 continue
-            kind = t(f"difficulty.{seat['bot']}") if seat.get("bot") in DIFFICULTIES else t("seat.human")
+            kind = bot_label(seat["bot"]) if seat.get("bot") in DIFFICULTIES else t("seat.human")
             text.append(f"{number}. {shown(seat['name'], NAME_MAX)} ({kind})\n")
         text.append("\n" + t("net.waiting_help"))
         self.query_one("#waiting", Static).update(text)
