@@ -35,18 +35,12 @@ from pathlib import Path
 import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the protocol client, the SSH guest
+from serve_helpers import Guest, ProtocolClient, play_until  # noqa: E402
 SIZE = (120, 40)
 # Blind keys that play a turn: flip if Captain; Enter (picks a card, or takes the cursor's
 # cell); an arrow to a legal cell and Enter (where the cursor starts on the moving card).
 CHOOSE = b" \r\x1b[C\r"
-
-
-class Guest(asyncssh.SSHClient):
-    def kbdint_auth_requested(self):
-        return ""
-
-    def kbdint_challenge_received(self, name, instructions, lang, prompts):
-        return []
 
 
 # --- the local launch, in a pty ------------------------------------------------------------
@@ -241,11 +235,6 @@ asyncio.run(main())
 
 
 async def reveal_latency(tables: int, decisions: int) -> list[float]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    from serve_helpers import ProtocolClient
-
-    from duckcover.game import Phase
-
     latencies: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         server = subprocess.Popen([sys.executable, "-c", SERVER_CODE, tmp, str(tables * 4)], stdout=subprocess.PIPE,
@@ -268,37 +257,22 @@ async def reveal_latency(tables: int, decisions: int) -> list[float]:
                 for client in group:
                     while client.game is None:
                         await client.until("seated")
-            last_choice: dict = {}
+            last_choice: dict = {}  # (table, reveal number) -> when its last choice was sent
+            table_of = {id(c): i // 4 for i, c in enumerate(clients)}
+            rng = random.Random(1)
 
-            async def player(client: ProtocolClient, table: int) -> None:
-                rng = random.Random(table * 10 + (client.seat or 0))
-                if client.game.phase is Phase.FLIP and client.game.captain == client.seat and client.once("flip"):
-                    client.send("flip")  # the first flip: nothing else would wake the Captain
-                while len([x for x in latencies]) < decisions * tables * 4:
-                    try:
-                        message = await client.next(timeout=5)
-                    except asyncio.TimeoutError:
-                        return
-                    if message is None:
-                        return
-                    game = client.game
-                    if game is None:
-                        continue
-                    if message["type"] == "reveal":
-                        sent = last_choice.get((table, len(client.reveals)))
-                        if sent is not None:
-                            latencies.append(time.perf_counter() - sent)
-                    if game.over:
-                        return
-                    if game.phase is Phase.FLIP and game.captain == client.seat and client.once("flip"):
-                        client.send("flip")
-                    status = message if message["type"] == "status" else message.get("status", {})
-                    if client.my_turn_to_choose(status) and client.once("choose"):
-                        await asyncio.sleep(rng.random() * 0.05)  # a moment's thought
-                        last_choice[(table, len(client.reveals) + 1)] = time.perf_counter()
-                        client.choose_first_legal()
+            async def think(client: ProtocolClient) -> None:
+                await asyncio.sleep(rng.random() * 0.05)  # a moment's thought
+                last_choice[(table_of[id(client)], len(client.reveals) + 1)] = time.perf_counter()
 
-            await asyncio.wait_for(asyncio.gather(*(player(c, i // 4) for i, c in enumerate(clients))), 300)
+            def heard(client: ProtocolClient, message: dict) -> None:
+                if message["type"] == "reveal":
+                    sent = last_choice.get((table_of[id(client)], len(client.reveals)))
+                    if sent is not None:
+                        latencies.append(time.perf_counter() - sent)
+
+            await play_until(clients, lambda: len(latencies) >= decisions * tables * 4, timeout=300,
+                             think=think, heard=heard)
         finally:
             server.kill()
             server.wait()

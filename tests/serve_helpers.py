@@ -8,9 +8,21 @@ from __future__ import annotations
 import asyncio
 import json
 
+import asyncssh
+
 from duckcover.game import CHOOSING, Phase
 from duckcover.net import protocol as p
 from duckcover.record import _replay_round, replay
+
+
+class Guest(asyncssh.SSHClient):
+    """An SSH client without a key: keyboard-interactive with no questions, as OpenSSH does it."""
+
+    def kbdint_auth_requested(self):
+        return ""
+
+    def kbdint_challenge_received(self, name, instructions, lang, prompts):
+        return []
 
 
 class ProtocolClient:
@@ -97,13 +109,19 @@ class ProtocolClient:
             pass
 
 
-async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0) -> None:
+async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0, think=None, heard=None) -> None:
     """Every client flips when it is Captain and chooses its first legal move when asked,
-    until done() is true."""
-    async def run(client: ProtocolClient) -> None:
+    until done() is true or the game is over. `think(client)` is awaited before each choice,
+    `heard(client, message)` called on each message (the benchmark times reveals with them)."""
+    def act(client: ProtocolClient, status: dict) -> bool:
         game = client.game
-        if game is not None and game.phase is Phase.FLIP and game.captain == client.seat and client.once("flip"):
-            client.send("flip")  # a Captain whose cue came before this call
+        if game.phase is Phase.FLIP and game.captain == client.seat and client.once("flip"):
+            client.send("flip")
+        return client.my_turn_to_choose(status) and client.once("choose")
+
+    async def run(client: ProtocolClient) -> None:
+        if client.game is not None:
+            act(client, {})  # a Captain whose cue came before this call
         while not done():
             try:
                 message = await client.next(timeout=0.5)
@@ -111,15 +129,16 @@ async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0)
                 continue
             if message is None:
                 return
-            game = client.game
-            if game is None:
+            if heard is not None:
+                heard(client, message)
+            if client.game is None or message["type"] not in ("seated", "reveal", "round", "status", "flip"):
                 continue
-            if message["type"] in ("seated", "reveal", "round", "status", "flip"):
-                if game.phase is Phase.FLIP and game.captain == client.seat and client.once("flip"):
-                    client.send("flip")
-                status = message if message["type"] == "status" else message.get("status", {})
-                if client.my_turn_to_choose(status) and client.once("choose"):
-                    client.choose_first_legal()
+            if client.game.over:
+                return
+            if act(client, message if message["type"] == "status" else message.get("status", {})):
+                if think is not None:
+                    await think(client)
+                client.choose_first_legal()
 
     await asyncio.wait_for(asyncio.gather(*(run(c) for c in clients)), timeout)
 

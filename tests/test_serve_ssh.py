@@ -21,21 +21,13 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from serve_helpers import Guest
+
 SSH = shutil.which("ssh")
 MAX = 4  # --max-connections of the server under test
 # Blind keys that play a turn: flip if Captain; Enter (picks a card, or takes the cursor's
 # cell); an arrow to a legal cell and Enter (where the cursor starts on the moving card).
 CHOOSE = b" \r\x1b[C\r"
-
-
-class Guest(asyncssh.SSHClient):
-    """A client without a key: keyboard-interactive with no questions, as OpenSSH does it."""
-
-    def kbdint_auth_requested(self):
-        return ""
-
-    def kbdint_challenge_received(self, name, instructions, lang, prompts):
-        return []
 
 
 def start_server(data: Path, *extra: str) -> tuple[subprocess.Popen, int, list[str]]:
