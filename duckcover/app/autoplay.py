@@ -16,20 +16,21 @@ from ..grid import Cell
 from .handover import HandoverScreen
 from .screens import GameOverScreen, RoundEndScreen
 from .table import SeatPanel, TableScreen
-from .widgets import DIRECTIONS, step_cursor
+from .widgets import DIRECTIONS, step_from_card
 
-Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, cursor) -> wanted cell
+Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, first offer) -> wanted cell
 
 
-def keys_to(cursor: Cell, target: Cell, targets: list[Cell]) -> list[str]:
-    """The shortest arrow-key sequence that moves the cursor from `cursor` to `target`."""
+def keys_to(cursor: Cell, target: Cell, targets: list[Cell], origin: Cell | None = None) -> list[str]:
+    """The shortest arrow-key sequence that moves the cursor from `cursor` to `target`
+    (`origin`: the moving card, where arrows go to its neighbours)."""
     seen, queue = {cursor: []}, deque([cursor])
     while queue:
         cell = queue.popleft()
         if cell == target:
             return seen[cell]
         for key, (dx, dy) in DIRECTIONS.items():
-            nxt = step_cursor(cell, targets, dx, dy)
+            nxt = step_from_card(cell, origin, targets, dx, dy)
             if nxt not in seen:
                 seen[nxt] = seen[cell] + [key]
                 queue.append(nxt)
@@ -37,7 +38,7 @@ def keys_to(cursor: Cell, target: Cell, targets: list[Cell]) -> list[str]:
 
 
 def first_choice(table: TableScreen, marks: dict, cursor: Cell) -> Cell:
-    """Take whatever the cursor offers first."""
+    """Take the first offer: the cell under the cursor, or the first the Tab key offers."""
     return cursor
 
 
@@ -120,8 +121,9 @@ async def step(pilot, strategy: Strategy = first_choice) -> str:
         return "flip"
     grid = screen.query_one("#own-panel", SeatPanel).grid
     marks, cursor, stage = dict(grid.marks), grid.cursor, screen.stage
-    wanted = strategy(screen, marks, cursor)
-    await press(pilot, *keys_to(cursor, wanted, grid.targets), "enter")
+    offer = cursor if cursor in grid.targets else grid.cycle_order()[0]  # the moving card is no destination
+    wanted = strategy(screen, marks, offer)
+    await press(pilot, *keys_to(cursor, wanted, grid.targets, grid.origin), "enter")
     # The choice lands through a message: wait for it, so no key of ours reaches a later screen.
     await settle(pilot, lambda: progress(app) != before)
     return f"choose-{stage}"
