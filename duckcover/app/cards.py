@@ -77,11 +77,6 @@ def card_style(card: Card) -> Style:
     return Style(color=fg, bgcolor=bg, bold=True)
 
 
-def edge_style(card: Card) -> Style:
-    """The outline in the family's colour, on the table's background."""
-    return Style(color=FAMILY_COLOURS[card.family][1])
-
-
 def drops(splashes: int, glyph: str) -> str:
     """The splashes as a row of drops; none as a dash (a blank could be anything)."""
     return glyph * splashes if splashes else "-"
@@ -119,9 +114,13 @@ def card_lines(card: Card, splashes: int, height: int, size: CardSize, glyphs: G
     body = card_style(card)
     if not size.boxed:
         return [Text(line_text(card, splashes, height, glyphs.drop, size.width), style=body)]
-    box: Box = {"cursor": glyphs.cursor, "moving": glyphs.moving}.get(frame, glyphs.plain)
-    outline = {"cursor": CURSOR_STYLE, "moving": MOVING_STYLE + edge_style(card),
-               "target": COVER_STYLE}.get(frame, edge_style(card))
+    at_cursor = frame.endswith("cursor")  # "cursor" or "<frame>+cursor"
+    frame = frame.removesuffix("+cursor").removesuffix("cursor") or "plain"
+    box: Box = {"moving": glyphs.moving}.get(frame, glyphs.plain)
+    # The outline is drawn on the card's own colour: a plain card is one run of one style
+    # per line, which keeps a full repaint of the table small over SSH.
+    outline = body + {"target": COVER_STYLE, "moving": MOVING_STYLE}.get(frame, Style())
+    ends, ends_style = (glyphs.cursor, body + CURSOR_STYLE) if at_cursor else (box, outline)
     inner = size.width - 2
     letter, number = family_letter(card.family), str(card.number)
     if size is LARGE:
@@ -131,12 +130,15 @@ def card_lines(card: Card, splashes: int, height: int, size: CardSize, glyphs: G
     else:
         rows = [line_text(card, splashes, 1, glyphs.drop, inner)]
     stack = f"x{height}" if height > 1 else ""
-    top = Text(edge(box.tl, box.h, box.tr, size.width, stack, at="right"), style=outline)
-    bottom = Text(edge(box.bl, box.h, box.br, size.width), style=outline)
+    top = Text(edge(ends.tl, ends.h, ends.tr, size.width, stack, at="right"), style=ends_style)
+    bottom = Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style)
     if label:
-        bottom = labelled(bottom, label, label_style or outline)
-    middle = [Text(box.v, style=outline) + Text(row[:inner], style=body) + Text(box.v, style=outline)
-              for row in rows]
+        bottom = labelled(bottom, label, body + (CURSOR_STYLE if at_cursor else label_style or Style()))
+    if outline == body:
+        middle = [Text(box.v + row[:inner] + box.v, style=body) for row in rows]
+    else:
+        middle = [Text(box.v, style=outline) + Text(row[:inner], style=body) + Text(box.v, style=outline)
+                  for row in rows]
     return [top, *middle, bottom]
 
 
@@ -157,14 +159,15 @@ def empty_lines(size: CardSize, glyphs: Glyphs, *, label: str = "", at_cursor: b
     """An empty cell; with a label (a legal duck), a dotted outline with the word inside."""
     if not label:
         return [Text(" " * size.width) for _ in range(size.height)]
-    style = CURSOR_STYLE if at_cursor else DUCK_STYLE
+    style = DUCK_STYLE
     if not size.boxed:
         return [Text(marker, style=CURSOR_STYLE) + Text(f"{label[:size.width - 1]:^{size.width - 1}}", style=style)]
-    box = glyphs.cursor if at_cursor else glyphs.empty
+    box = glyphs.empty
+    ends, ends_style = (glyphs.cursor, CURSOR_STYLE) if at_cursor else (box, style)
     inner = size.width - 2
-    lines = [Text(edge(box.tl, box.h, box.tr, size.width), style=style)]
+    lines = [Text(edge(ends.tl, ends.h, ends.tr, size.width), style=ends_style)]
     for row in range(size.height - 2):
         word = label[:inner] if row == (size.height - 2) // 2 else ""
-        lines.append(Text(box.v, style=style) + Text(f"{word:^{inner}}", style=style) + Text(box.v, style=style))
-    lines.append(Text(edge(box.bl, box.h, box.br, size.width), style=style))
+        lines.append(Text(box.v + f"{word:^{inner}}" + box.v, style=style))
+    lines.append(Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style))
     return lines

@@ -38,7 +38,8 @@ class Box:
 @dataclass(frozen=True)
 class Glyphs:
     plain: Box  # a card
-    cursor: Box  # the card or cell under the cursor
+    cursor: Box  # the card or cell under the cursor: its top and bottom edges (no sides of
+    # its own, so a cursor move repaints two rows per cell, not the whole card)
     moving: Box  # the card that must move
     empty: Box  # a legal empty cell (duck)
     drop: str  # one splash
@@ -47,7 +48,7 @@ class Glyphs:
 
 UNICODE = Glyphs(
     plain=Box("╭", "╮", "╰", "╯", "─", "│"),
-    cursor=Box("┏", "┓", "┗", "┛", "━", "┃"),
+    cursor=Box("┏", "┓", "┗", "┛", "━", ""),
     moving=Box("╔", "╗", "╚", "╝", "═", "║"),
     empty=Box("╭", "╮", "╰", "╯", "┄", "┆"),
     drop="●",
@@ -55,7 +56,7 @@ UNICODE = Glyphs(
 )
 ASCII = Glyphs(
     plain=Box("+", "+", "+", "+", "-", "|"),
-    cursor=Box("#", "#", "#", "#", "#", "#"),
+    cursor=Box("#", "#", "#", "#", "#", ""),
     moving=Box("+", "+", "+", "+", "=", "H"),
     empty=Box(".", ".", ".", ".", ".", ":"),
     drop="o",

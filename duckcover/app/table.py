@@ -323,7 +323,7 @@ class TableScreen(Screen):
         key = content.markup if isinstance(content, Text) else content
         if self._shown.get(selector) != key:
             self._shown[selector] = key
-            self.query_one(selector, Static).update(content)
+            self.query_one(selector, Static).update(content, layout=False)  # fixed sizes: no layout
 
     def grid_of(self, seat: int):
         """What the table shows of a seat: while it chooses, its grid before any move applies."""

@@ -168,7 +168,7 @@ class GridWidget(Widget):
     ]
     DEFAULT_CSS = "GridWidget { width: auto; height: auto; }"
 
-    cursor: reactive[Cell | None] = reactive(None, always_update=False)
+    cursor: reactive[Cell | None] = reactive(None, repaint=False)  # watch_cursor repaints two cells
 
     class Confirmed(Message):
         """Enter (or a click) on a legal cell."""
@@ -199,10 +199,19 @@ class GridWidget(Widget):
         had_targets, old_bounds = bool(self.targets), self.bounds()
         if (cells, marks) == (self.cells, self.marks) and cursor == self.cursor:
             return  # nothing changed: spare the repaint
+        old_cells, old_marks, old_cursor, old_size = self.cells, self.marks, self.cursor, self.card_size()
         self.cells, self.splashes = cells, tuple(splashes)
         self.marks = marks
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
-        self.refresh(layout=not self.fit and self.bounds() != old_bounds)
+        if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted:
+            self.refresh(layout=not self.fit)
+        else:  # the same place and size: repaint the cells that changed, not the grid
+            changed = {cell for cell in set(cells) | set(old_cells)
+                       if cells.get(cell) != old_cells.get(cell)}
+            changed |= {cell for cell in set(marks) | set(old_marks) if marks.get(cell) != old_marks.get(cell)}
+            changed |= {cell for cell in (old_cursor, self.cursor) if cell is not None}
+            if changed:
+                self.refresh(*(self.cell_region(cell) for cell in changed))
         if had_targets != bool(self.targets):
             self.refresh_bindings()
 
@@ -267,6 +276,13 @@ class GridWidget(Widget):
         ox, oy = self.origin_offset()
         return Region(ox + (cell[0] - x0) * width, oy + (cell[1] - y0) * height, width, height)
 
+    def cursor_rows(self, cell: Cell) -> list[Region]:
+        """What the cursor changes in a cell: a boxed card's top and bottom edges; a line."""
+        region = self.cell_region(cell)
+        if region.height < 3:
+            return [region]
+        return [Region(region.x, region.y, region.width, 1), Region(region.x, region.bottom - 1, region.width, 1)]
+
     # --- keys and mouse -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("move", "cycle"):
@@ -326,7 +342,7 @@ class GridWidget(Widget):
     def watch_cursor(self, old: Cell | None, new: Cell | None) -> None:
         # Only the two cells change: repainting them alone keeps a key press to a few
         # hundred bytes over SSH.
-        regions = [self.cell_region(cell) for cell in (old, new) if cell is not None]
+        regions = [edge for cell in (old, new) if cell is not None for edge in self.cursor_rows(cell)]
         if regions:
             self.refresh(*regions)
         if new is not None and not self.fit:
@@ -376,10 +392,10 @@ class GridWidget(Widget):
         if not size.boxed:
             return [self._line_marker(mark, at_cursor, size)
                     + card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1, 1), self.glyphs)[0]]
-        frame = "cursor" if at_cursor else "moving" if mark == "called" else "target" if mark else "plain"
-        label_style = {"cover": COVER_STYLE, "pick": COVER_STYLE, "called": MOVING_STYLE}.get(mark or "")
+        frame = "moving" if mark == "called" else "target" if mark else "plain"
         if at_cursor:
-            label_style = CURSOR_STYLE
+            frame += "+cursor"
+        label_style = {"cover": COVER_STYLE, "pick": COVER_STYLE, "called": MOVING_STYLE}.get(mark or "")
         return card_lines(card, splashes, len(stack), size, self.glyphs, frame=frame, label=word,
                           label_style=label_style)
 
