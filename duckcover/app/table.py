@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import RichLog, Static
@@ -146,8 +147,13 @@ class Heaps(Widget):
     def set_faces(self, faces: tuple[tuple[str, str, str], ...]) -> None:
         """(label, face, note) per heap; an empty face draws an empty place."""
         if faces != self.faces:
-            self.faces = faces
-            self.refresh()
+            old, self.faces = self.faces, faces
+            if len(old) != len(faces):
+                self.refresh()
+                return
+            for index, (was, now) in enumerate(zip(old, faces)):  # only the heaps that changed
+                if was != now:
+                    self.refresh(Region(index * (HEAP_WIDTH + 1), 0, HEAP_WIDTH, 6))
 
     def render(self) -> Text:
         width = HEAP_WIDTH
@@ -358,10 +364,11 @@ class TableScreen(Screen):
         return text
 
     def call_label(self) -> str:
+        """The call being played, else the last one (it stays until the next flip)."""
         game = self.ctl.game
         if game.phase in CHOOSING:
             return self.ctl.call_text()
-        if game.history and game.phase is Phase.FLIP and self.state is TurnState.PAUSE:
+        if game.history and game.phase is Phase.FLIP:
             return self.last_call_text()
         return ""
 
@@ -614,8 +621,9 @@ class TableScreen(Screen):
         self.main_seat = seat
         order = self.seat_order()
         panels = [self.query_one("#own-panel", SeatPanel), *self.query(".opponent").results(SeatPanel)]
-        for panel, shown in zip(panels, order):
-            panel.seat = panel.grid.seat = shown
+        for panel, seat in zip(panels, order):
+            panel.seat = panel.grid.seat = seat
+            panel.grid.kept = None  # another seat's grid: its own bounds
         self._shown.clear()
 
     def begin_human(self, seat: int) -> None:

@@ -191,6 +191,7 @@ class GridWidget(Widget):
         self.cells: Mapping[Cell, Stack] = {}
         self.splashes: tuple[int, ...] = (0,) * 12
         self.marks: dict[Cell, str] = {}
+        self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
 
     # --- state --------------------------------------------------------------------------
     def show(self, cells: Mapping[Cell, Stack], splashes, marks: dict[Cell, str] | None = None,
@@ -202,6 +203,7 @@ class GridWidget(Widget):
         old_cells, old_marks, old_cursor, old_size = self.cells, self.marks, self.cursor, self.card_size()
         self.cells, self.splashes = cells, tuple(splashes)
         self.marks = marks
+        self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
         if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted:
             self.refresh(layout=not self.fit)
@@ -237,6 +239,12 @@ class GridWidget(Widget):
         return self.targets + ([origin] if origin is not None else [])
 
     def bounds(self) -> tuple[int, int, int, int]:
+        """The cells drawn: (x0, y0, x1, y1)."""
+        if self.fit and self.kept is not None:
+            return self.kept
+        return self.cell_bounds()
+
+    def cell_bounds(self) -> tuple[int, int, int, int]:
         cells = list(self.cells) + list(self.marks)
         if not cells:
             return 0, 0, 0, 0
@@ -247,6 +255,17 @@ class GridWidget(Widget):
             x0, y0 = min(x0, min(c[0] for c in stacks) - 1), min(y0, min(c[1] for c in stacks) - 1)
             x1, y1 = max(x1, max(c[0] for c in stacks) + 1), max(y1, max(c[1] for c in stacks) + 1)
         return x0, y0, x1, y1
+
+    def keep_bounds(self, stacks_before: int) -> None:
+        """A fitted grid only grows within a round: cards that merge do not shrink and shift
+        it (a repaint of every card). A round deals every card again: fewer stacks than
+        before means the same round."""
+        bounds = self.cell_bounds()
+        if self.kept is not None and len(self.cells) <= stacks_before:
+            kx0, ky0, kx1, ky1 = self.kept
+            x0, y0, x1, y1 = bounds
+            bounds = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
+        self.kept = bounds
 
     def card_size(self) -> CardSize:
         x0, y0, x1, y1 = self.bounds()
