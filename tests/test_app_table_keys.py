@@ -164,3 +164,32 @@ async def test_the_too_small_notice_comes_on_the_first_shrink(tmp_path):
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
+
+
+async def test_names_at_the_table_are_text_never_markup_or_controls(tmp_path):
+    evil = "[b]Eve[/b]\x1b[2J\u202e"
+    app = create_app(AppOptions(seats=quick_seats(2, evil), seed=3, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = table_of(app)
+        await settle(pilot)
+        shown_texts = [str(table.query_one(selector).render()) for selector in ("#status", "#totals")]
+        shown_texts += [panel.title.render().plain for panel in table.query(SeatPanel)]
+        shown_texts += table.log_lines
+        everything = "\n".join(shown_texts)
+        assert "[b]Eve" in everything  # the brackets are shown as typed
+        assert "\x1b" not in everything and "\u202e" not in everything
+
+
+def test_the_textual_api_the_table_relies_on_is_there():
+    """Public but less common Textual API the table uses: an upgrade that changes it fails here."""
+    import inspect
+
+    from textual.screen import Screen
+    from textual.widget import Widget
+
+    assert "regions" in str(inspect.signature(Widget.refresh))  # refresh(*regions): two cells only
+    assert hasattr(Widget, "set_reactive") and hasattr(Widget, "auto_links")
+    assert hasattr(Screen, "active_bindings") and hasattr(Screen, "refresh_bindings")
+    screen = Screen()
+    assert hasattr(screen, "bindings_updated_signal")  # the KeyBar listens to it

@@ -26,7 +26,7 @@ from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
 from ..i18n import t
 from ..moves import Move
-from ..untrusted import shown
+from ..untrusted import NAME_MAX, shown, textual_escaped
 from .cards import CURSOR_STYLE, MOVING_STYLE, edge
 from .controller import Reveal, TurnController
 from .glyphs import ASCII, glyphs
@@ -238,6 +238,10 @@ class TableScreen(Screen):
                 yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
         yield KeyBar()
 
+    def seat_name(self, seat: int) -> str:
+        """A player's name as the table shows it: names are untrusted (records, the network)."""
+        return shown(self.ctl.game.names[seat], NAME_MAX)
+
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
         return [(self.main_seat + i) % n for i in range(n)]
@@ -304,7 +308,7 @@ class TableScreen(Screen):
             grid = self.grid_of(seat)
             panel.grid.show(grid, splashes, marks, cursor)
             spec = self.ctl.seats[seat]
-            panel.title.set_parts(shown(game.names[seat]), shown(bot_label(spec.bot)) if spec.bot else t("seat.human"),
+            panel.title.set_parts(self.seat_name(seat), shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human"),
                                   seat == game.captain, len(grid),
                                   sum(game.rules.value(stack[-1].number) for stack in grid.values()),
                                   game.totals[seat])
@@ -348,7 +352,7 @@ class TableScreen(Screen):
             text.append(t("app.title"), style="bold")
         text.append("  " + t("table.round", round=game.round_index + 1, rounds=game.rules.rounds()))
         text.append("  " + t("table.flip_no", turn=game.turn_number + (1 if game.phase in CHOOSING else 0)))
-        text.append("  " + t("table.captain_is", name=shown(game.names[game.captain])))
+        text.append("  " + t("table.captain_is", name=self.seat_name(game.captain)))
         variants = sorted(game.rules.variants)
         if variants:
             text.append("  [" + ", ".join(variant_label(v) for v in variants) + "]", style="dim")
@@ -404,8 +408,8 @@ class TableScreen(Screen):
     def totals_text(self) -> Text:
         game = self.ctl.game
         text = Text(t("table.totals") + "\n", style="bold", no_wrap=True, overflow="ellipsis")
-        for seat, name in enumerate(game.names):
-            text.append(f"{shown(name)[:16]:<16} {game.totals[seat]:>4}\n", style="bold" if seat == self.main_seat else "")
+        for seat in range(game.n):
+            text.append(f"{self.seat_name(seat):<16} {game.totals[seat]:>4}\n", style="bold" if seat == self.main_seat else "")
         return text
 
     def prompt_display(self) -> Text:
@@ -426,6 +430,8 @@ class TableScreen(Screen):
         return text
 
     def log_line(self, line: str | Text, bold: bool = False) -> None:
+        if isinstance(line, str):
+            line = shown(line)  # the lines quote names: printable text only
         self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
         log = self.query_one("#log", RichLog)
         # scroll_end=True: a line written before the log has a size is only laid out on its
@@ -463,12 +469,12 @@ class TableScreen(Screen):
                 self.go(TurnState.AWAIT_FLIP)
                 self.set_main_seat(game.captain)
                 self.refresh_table()
-                self.set_prompt(t("prompt.flip_named", name=game.names[game.captain])
+                self.set_prompt(t("prompt.flip_named", name=self.seat_name(game.captain))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
                 self.update_bindings()
             else:
                 self.go(TurnState.FLIPPING)
-                self.set_prompt(t("prompt.captain_flips", name=game.names[game.captain]))
+                self.set_prompt(t("prompt.captain_flips", name=self.seat_name(game.captain)))
                 self.later(self.do_flip, FLIP_PAUSE[self.options.speed])
             return
         self.start_choice()
@@ -482,10 +488,10 @@ class TableScreen(Screen):
         if game.phase is not Phase.FLIP or not self.is_attached:
             return
         before = game.turn_number
-        game.flip()
+        self.ctl.flip()
         label = self.ctl.flip_label()
         self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
-                        name=game.names[game.captain], card=label), bold=True)
+                        name=self.seat_name(game.captain), card=label), bold=True)
         explain = self.ctl.explain_flip(before)
         self.set_explain(explain or "")
         if explain:
@@ -527,7 +533,7 @@ class TableScreen(Screen):
         if worker.group != "bots" or worker.name != f"bots-{self.token}":
             return
         while self.ctl.load_errors:
-            self.app.notify(self.ctl.load_errors.pop(0), severity="error")
+            self.app.notify(textual_escaped(self.ctl.load_errors.pop(0)), severity="error")  # names a plugin
         if event.state is WorkerState.SUCCESS:
             for seat, move in worker.result.items():
                 self.ctl.chosen[seat] = move
@@ -581,7 +587,7 @@ class TableScreen(Screen):
             self.go(TurnState.GAME_OVER)
             self.app.push_screen(GameOverScreen(self.ctl))
             return
-        game.start_round()
+        self.ctl.start_round()
         self.app.save_game()
         self.go(TurnState.IDLE)
         self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
@@ -612,7 +618,7 @@ class TableScreen(Screen):
             if self.token == token and self.state is TurnState.HANDOVER and self.is_attached:
                 self.begin_human(seat)
 
-        self.app.push_screen(HandoverScreen(game.names[seat], where), ready)
+        self.app.push_screen(HandoverScreen(self.seat_name(seat), where), ready)
 
     def set_main_seat(self, seat: int) -> None:
         """Show `seat` as the large grid (pass-and-play: the human choosing now)."""
@@ -633,7 +639,7 @@ class TableScreen(Screen):
         self.picked = None
         if view.phase is Phase.GIFT:
             self.stage = Stage.GIFT
-            left = view.names[(seat + 1) % view.players]
+            left = self.seat_name((seat + 1) % view.players)
             self.set_prompt(t("prompt.gift", name=left))
         elif view.phase is Phase.PLACE:
             self.stage = Stage.PLACE
