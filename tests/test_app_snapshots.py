@@ -31,7 +31,7 @@ async def log_at_its_end(pilot):
     """The log behind a modal scrolls to its last line after a refresh: wait for it, or the
     picture depends on timing."""
     log = table_of(pilot.app).query_one("#log")
-    assert await settle(pilot, lambda: log.scroll_y >= log.max_scroll_y)
+    assert await settle(pilot, lambda: log.at_end)
     await pilot.wait_for_scheduled_animations()
 
 

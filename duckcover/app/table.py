@@ -18,7 +18,7 @@ from textual.containers import Container, Horizontal, Vertical
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..cards import MAX, REPEAT
@@ -31,7 +31,7 @@ from .cards import CURSOR_STYLE, MOVING_STYLE, edge
 from .controller import Reveal, TurnController
 from .glyphs import ASCII, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
-from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar
+from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
 from .words import bot_label, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -94,14 +94,23 @@ class SeatTitle(Widget):
 
     def set_parts(self, name: str, who: str, captain: bool, stacks: int, now: int, total: int) -> None:
         parts = (name, who, captain, stacks, now, total)
-        if parts != self.parts:
-            self.parts = parts
+        if parts == self.parts:
+            return
+        old, self.parts = self.parts, parts
+        width = self.size.width
+        if old and old[:3] == parts[:3] and self.line(old).cell_len == self.line(parts).cell_len:
+            # The same line but its numbers: repaint from the first character that differs.
+            was, now_text = self.line(old).plain, self.line(parts).plain
+            start = next((i for i, (a, b) in enumerate(zip(was, now_text)) if a != b), len(was))
+            self.refresh(Region(start, 0, max(1, width - start), 1))
+        else:
             self.refresh()
 
     def render(self) -> Text:
-        if not self.parts:
-            return Text()
-        name, who, captain, stacks, now, total = self.parts
+        return self.line(self.parts) if self.parts else Text()
+
+    def line(self, parts: tuple) -> Text:
+        name, who, captain, stacks, now, total = parts
         width = self.size.width
         score = Text(" " + t("table.score", now=now, total=total))
         tail = Text()
@@ -151,29 +160,34 @@ class Heaps(Widget):
             if len(old) != len(faces):
                 self.refresh()
                 return
-            for index, (was, now) in enumerate(zip(old, faces)):  # only the heaps that changed
+            for index, (was, now) in enumerate(zip(old, faces)):  # only the rows that changed
                 if was != now:
-                    self.refresh(Region(index * (HEAP_WIDTH + 1), 0, HEAP_WIDTH, 6))
+                    before, after = self.heap_rows(*was), self.heap_rows(*now)
+                    for row, (line_was, line_now) in enumerate(zip(before, after)):
+                        if line_was != line_now:
+                            self.refresh(Region(index * (HEAP_WIDTH + 1), row, HEAP_WIDTH, 1))
+
+    def heap_rows(self, label: str, face: str, note: str) -> list[tuple[str, bool]]:
+        """(text, is a card) per row: the label, then the card or an empty place."""
+        width, inner = HEAP_WIDTH, HEAP_WIDTH - 2
+        if not face:
+            box = self.glyphs.empty
+            rows = [edge(box.tl, box.h, box.tr, width), *[box.v + " " * inner + box.v] * 3,
+                    edge(box.bl, box.h, box.br, width)]
+        else:
+            box = self.glyphs.plain
+            rows = [edge(box.tl, box.h, box.tr, width), box.v + " " * inner + box.v,
+                    box.v + f"{face[:inner]:^{inner}}" + box.v, box.v + " " * inner + box.v,
+                    edge(box.bl, box.h, box.br, width, note)]
+        return [(f"{label[:width]:^{width}}", False)] + [(row, bool(face)) for row in rows]
 
     def render(self) -> Text:
-        width = HEAP_WIDTH
-        box = self.glyphs.plain
-        lines = [Text() for _ in range(1 + 5)]
-        for index, (label, face, note) in enumerate(self.faces):
-            gap = Text(" ") if index else Text()
-            lines[0] += gap + Text(f"{label[:width]:^{width}}", style="bold")
-            if not face:
-                empty = self.glyphs.empty
-                rows = [edge(empty.tl, empty.h, empty.tr, width), *[empty.v + " " * (width - 2) + empty.v] * 3,
-                        edge(empty.bl, empty.h, empty.br, width)]
-                style = Style(dim=True)
-            else:
-                rows = [edge(box.tl, box.h, box.tr, width), box.v + " " * (width - 2) + box.v,
-                        box.v + f"{face[:width - 2]:^{width - 2}}" + box.v, box.v + " " * (width - 2) + box.v,
-                        edge(box.bl, box.h, box.br, width, note)]
-                style = Style(bold=True)
-            for line, row in zip(lines[1:], rows):
-                line.append_text(gap + Text(row, style=style))
+        lines = [Text() for _ in range(6)]
+        for index, heap in enumerate(self.faces):
+            for line, (row, card) in zip(lines, self.heap_rows(*heap)):
+                if index:
+                    line.append(" ")
+                line.append(row, style=Style(bold=True) if card or line is lines[0] else Style(dim=True))
         return Text("\n").join(lines)
 
 
@@ -223,9 +237,11 @@ class TableScreen(Screen):
         self.set_class(self.is_small(), "-small")
         self.set_class(self.glyphs is ASCII, "-ascii")
         yield Static(id="status")
+        opponents = Container(id="opponents")
+        self.size_opponents(opponents)
         with Horizontal(id="table"):
             with Container(id="left"):
-                with Container(id="opponents"):
+                with opponents:
                     for seat in self.seat_order()[1:]:
                         yield SeatPanel(seat, large=False, classes="opponent")
                 with Vertical(id="mine"):
@@ -234,8 +250,10 @@ class TableScreen(Screen):
             with Vertical(id="side"):
                 yield Heaps(id="heaps")
                 yield Static(id="table-info")
-                yield Static(id="totals")
-                yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
+                totals = Static(id="totals")
+                totals.styles.height = self.ctl.game.n + 1  # every player, whole
+                yield totals
+                yield TableLog(id="log")
         yield KeyBar()
 
     def seat_name(self, seat: int) -> str:
@@ -247,17 +265,7 @@ class TableScreen(Screen):
         return [(self.main_seat + i) % n for i in range(n)]
 
     def on_mount(self) -> None:
-        log = self.query_one("#log", RichLog)
-        log.can_focus = False
-        log.auto_links = False
-        self.query_one("#totals", Static).styles.height = self.ctl.game.n + 1
-        self.apply_size()
         self.begin()  # the first frame is already interactive
-
-    def on_screen_suspend(self) -> None:
-        # A scorepad or the game-over screen now covers the table, and a covered screen gets
-        # no refresh of its own: pin the log to its last line as it stands behind the modal.
-        self.query_one("#log", RichLog).scroll_end(animate=False, immediate=True, x_axis=False)
 
     def begin(self) -> None:
         game = self.ctl.game
@@ -283,9 +291,13 @@ class TableScreen(Screen):
             self.set_class(small, "-small")
             self._shown.clear()
             self.refresh_table()
-        opponents = self.query_one("#opponents")
+        self.size_opponents(self.query_one("#opponents"))
+
+    def size_opponents(self, opponents: Widget) -> None:
+        """Compact: the opponents in one or two columns above your grid, as tall as their
+        number needs; otherwise a column of equal panels."""
         count = self.ctl.game.n - 1
-        if small:
+        if self.is_small():
             columns = 1 if count <= 2 else 2
             rows = ceil(count / columns)
             opponents.styles.grid_size_columns = columns
@@ -433,13 +445,7 @@ class TableScreen(Screen):
         if isinstance(line, str):
             line = shown(line)  # the lines quote names: printable text only
         self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
-        log = self.query_one("#log", RichLog)
-        # scroll_end=True: a line written before the log has a size is only laid out on its
-        # first resize (a resumed game writes its story then), and must scroll it there.
-        log.write(Text(line, style="bold") if isinstance(line, str) and bold else line, scroll_end=True)
-        # And scroll now, not only after the next refresh: a scorepad pushed right after must
-        # find the log at its last line (and screenshots must not depend on callback order).
-        log.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.query_one("#log", TableLog).write(Text(line, style="bold" if bold else "") if isinstance(line, str) else line)
 
     def set_prompt(self, text: str) -> None:
         self.prompt_text = text
@@ -474,7 +480,8 @@ class TableScreen(Screen):
                 self.update_bindings()
             else:
                 self.go(TurnState.FLIPPING)
-                self.set_prompt(t("prompt.captain_flips", name=self.seat_name(game.captain)))
+                if FLIP_PAUSE[self.options.speed] > 0:  # at speed instant it would flash by, unread
+                    self.set_prompt(t("prompt.captain_flips", name=self.seat_name(game.captain)))
                 self.later(self.do_flip, FLIP_PAUSE[self.options.speed])
             return
         self.start_choice()
@@ -575,6 +582,13 @@ class TableScreen(Screen):
         self.refresh_table()
         outcome = game.results[-1]
         self.log_line(t("log.round_end", round=len(game.results), reason=t(f"reason.{outcome.reason}")), bold=True)
+        if self.options.watch and self.options.speed == "instant":
+            # Nobody could read a scorepad shown for an instant (and each costs two full
+            # repaints over SSH): the round's scores go to the log, the game goes on.
+            scores = ", ".join(f"{self.seat_name(seat)} {score:+d}" for seat, score in enumerate(outcome.scores))
+            self.log_line(t("log.round_scores", round=len(game.results), scores=scores))
+            self.call_later(self.after_round_end)
+            return
         # After the refresh, so the table behind the scorepad shows the round's last line.
         self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
                                 self.after_round_end)
@@ -714,8 +728,7 @@ class TableScreen(Screen):
             self.refresh_table()
 
     def action_log_scroll(self, direction: int) -> None:
-        log = self.query_one("#log", RichLog)
-        (log.scroll_page_down if direction > 0 else log.scroll_page_up)()
+        self.query_one("#log", TableLog).page(direction)
 
     def action_settings(self) -> None:
         from .settings_screen import SettingsScreen

@@ -424,3 +424,67 @@ class GridWidget(Widget):
         if self.narrow and not mark:
             return Text(" ")  # a gap, so neighbouring cards never run together
         return Text(MARKERS.get(mark or "", " "), style=COVER_STYLE if mark != "called" else MOVING_STYLE)
+
+
+class TableLog(Widget):
+    """The table's log: wrapped lines, the newest at the bottom.
+
+    Cheap over SSH: a new line that fits below the last one repaints only itself; when the
+    log is full it jumps by half its height (one repaint per half page) rather than
+    scrolling, and so repainting every line, for each new line."""
+
+    DEFAULT_CSS = "TableLog { height: 1fr; }"
+    MAX_ENTRIES = 2000
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.auto_links = False
+        self.entries: list[Text] = []
+        self.wrapped: list[Text] = []
+        self.top = 0  # the first wrapped line shown
+        self.wrap_width = 0
+
+    @property
+    def at_end(self) -> bool:
+        """The last line is on screen."""
+        return len(self.wrapped) - self.top <= max(1, self.size.height)
+
+    def write(self, line: Text) -> None:
+        self.entries.append(line)
+        if len(self.entries) > self.MAX_ENTRIES:
+            del self.entries[: len(self.entries) - self.MAX_ENTRIES]
+            self.rewrap()
+            return
+        if not self.wrap_width:
+            return  # laid out on the first resize
+        start = len(self.wrapped)
+        self.wrapped.extend(self.wrap(line))
+        height = self.size.height
+        if len(self.wrapped) - self.top > height:
+            self.top = max(0, len(self.wrapped) - max(1, height // 2))
+            self.refresh()
+        else:
+            self.refresh(Region(0, start - self.top, self.size.width, len(self.wrapped) - start))
+
+    def wrap(self, line: Text) -> list[Text]:
+        return list(line.wrap(self.app.console, self.wrap_width)) or [Text()]
+
+    def rewrap(self) -> None:
+        self.wrap_width = self.size.width
+        self.wrapped = [part for entry in self.entries for part in self.wrap(entry)] if self.wrap_width else []
+        self.top = max(0, len(self.wrapped) - self.size.height)
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.rewrap()
+
+    def page(self, direction: int) -> None:
+        height = max(1, self.size.height)
+        last = max(0, len(self.wrapped) - height)
+        top = min(last, max(0, self.top + direction * height))
+        if top != self.top:
+            self.top = top
+            self.refresh()
+
+    def render(self) -> Text:
+        return Text("\n").join(self.wrapped[self.top:self.top + self.size.height])
