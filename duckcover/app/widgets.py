@@ -409,8 +409,10 @@ class GridWidget(Widget):
                                marker=marker)
         card, splashes = stack[-1], self.splashes[stack[-1].number - 1]
         if not size.boxed:
-            return [self._line_marker(mark, at_cursor, size)
-                    + card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1, 1), self.glyphs)[0]]
+            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1, 1), self.glyphs)[0]
+            if mark == "called":  # still marked when the cursor's marker stands before it
+                face.stylize(Style(underline=True))
+            return [self._line_marker(mark, at_cursor, size) + face]
         frame = "moving" if mark == "called" else "target" if mark else "plain"
         if at_cursor:
             frame += "+cursor"
