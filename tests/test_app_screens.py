@@ -3,7 +3,7 @@ import os
 
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.autoplay import keys_to, press, settle, step, table_of
-from duckcover.app.cards import LARGE, MEDIUM, SMALL, card_lines, fitting_size, line_text
+from duckcover.app.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, fitting_size, line_text
 from duckcover.app.glyphs import ASCII, UNICODE
 from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
 from duckcover.app.table import TableScreen
@@ -151,6 +151,7 @@ def test_cards_take_the_largest_size_that_fits():
     assert fitting_size(6, 5, 53, 25) is SMALL
     assert fitting_size(6, 5, 48, 5).name == "line"
     assert fitting_size(7, 5, 48, 5).name == "tiny"
+    assert fitting_size(6, 5, 54, 5, MARKED_SIZES).width == 9  # a marker and a gap beside 7 characters
 
 
 def test_the_cursor_moves_among_legal_cells_only():

@@ -55,9 +55,13 @@ class CardSize:
 LARGE = CardSize("large", 9, 5)
 MEDIUM = CardSize("medium", 9, 4)
 SMALL = CardSize("small", 7, 3)
-LINE = CardSize("line", 8, 1)
+LINE = CardSize("line", 8, 1)  # a gap (or a marker) and 7 characters
 TINY = CardSize("tiny", 6, 1)
 SIZES = (LARGE, MEDIUM, SMALL, LINE, TINY)  # largest first
+# A grid with marks needs its marker column AND a gap, or a marked cell runs into the next.
+MARKED_LINE = CardSize("line", 9, 1)
+MARKED_TINY = CardSize("tiny", 7, 1)
+MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_TINY)
 
 
 def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES) -> CardSize:
@@ -161,7 +165,8 @@ def empty_lines(size: CardSize, glyphs: Glyphs, *, label: str = "", at_cursor: b
         return [Text(" " * size.width) for _ in range(size.height)]
     style = DUCK_STYLE
     if not size.boxed:
-        return [Text(marker, style=CURSOR_STYLE) + Text(f"{label[:size.width - 1]:^{size.width - 1}}", style=style)]
+        inner = size.width - 2
+        return [Text(marker, style=CURSOR_STYLE) + Text(f"{label[:inner]:^{inner}}", style=style) + Text(" ")]
     box = glyphs.empty
     ends, ends_style = (glyphs.cursor, CURSOR_STYLE) if at_cursor else (box, style)
     inner = size.width - 2

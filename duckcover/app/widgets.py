@@ -16,7 +16,7 @@ from textual.widget import Widget
 from .. import i18n
 from ..grid import Cell, Stack
 from ..i18n import t
-from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MOVING_STYLE, SIZES, CardSize, card_lines,
+from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, CardSize, card_lines,
                     empty_lines, fitting_size)
 from .glyphs import glyphs
 
@@ -261,7 +261,7 @@ class GridWidget(Widget):
         it (a repaint of every card). A round deals every card again: fewer stacks than
         before means the same round."""
         bounds = self.cell_bounds()
-        if self.kept is not None and len(self.cells) <= stacks_before:
+        if self.ring and self.kept is not None and len(self.cells) <= stacks_before:
             kx0, ky0, kx1, ky1 = self.kept
             x0, y0, x1, y1 = bounds
             bounds = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
@@ -270,7 +270,7 @@ class GridWidget(Widget):
     def card_size(self) -> CardSize:
         x0, y0, x1, y1 = self.bounds()
         if self.fit:
-            sizes = SIZES if self.large else SIZES[2:]
+            sizes = MARKED_SIZES if self.large else SIZES[2:]
             size = self.content_size
             return fitting_size(x1 - x0 + 1, y1 - y0 + 1, size.width, size.height, sizes)
         return LARGE if self.large else LINE
@@ -409,10 +409,11 @@ class GridWidget(Widget):
                                marker=marker)
         card, splashes = stack[-1], self.splashes[stack[-1].number - 1]
         if not size.boxed:
-            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1, 1), self.glyphs)[0]
+            gap = 1 if size in MARKED_SIZES else 0
+            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1 - gap, 1), self.glyphs)[0]
             if mark == "called":  # still marked when the cursor's marker stands before it
                 face.stylize(Style(underline=True))
-            return [self._line_marker(mark, at_cursor, size) + face]
+            return [self._line_marker(mark, at_cursor, size) + face + Text(" " * gap)]
         frame = "moving" if mark == "called" else "target" if mark else "plain"
         if at_cursor:
             frame += "+cursor"
