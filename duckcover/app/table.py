@@ -409,12 +409,13 @@ class TableScreen(Screen):
     def table_info(self) -> Text:
         game = self.ctl.game
         text = Text()
-        text.append(t("table.draw", count=game.draw_size) + "\n")
         discard = game.discard
-        text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-") + "\n")
         limit = game.rules.discard_limit(game.n)
-        if limit is not None:
-            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))), style="bold")
+        if limit is not None:  # first: what ends the round is never cut off
+            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + "\n",
+                        style="bold")
+        text.append(t("table.draw", count=game.draw_size) + "\n")
+        text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-"))
         return text
 
     def totals_text(self) -> Text:
