@@ -37,8 +37,13 @@ def keys_to(cursor: Cell, target: Cell, targets: list[Cell], origin: Cell | None
     raise ValueError(f"cannot reach {target} from {cursor}")
 
 
+def nearest(targets: list[Cell], origin: Cell) -> Cell:
+    """The legal cell nearest to the moving card (ties: reading order)."""
+    return min(targets, key=lambda c: (abs(c[0] - origin[0]) + abs(c[1] - origin[1]), c[1], c[0]))
+
+
 def first_choice(table: TableScreen, marks: dict, cursor: Cell) -> Cell:
-    """Take the first offer: the cell under the cursor, or the first the Tab key offers."""
+    """Take the first offer: the cell under the cursor, or the legal cell nearest to the card."""
     return cursor
 
 
@@ -121,7 +126,7 @@ async def step(pilot, strategy: Strategy = first_choice) -> str:
         return "flip"
     grid = screen.query_one("#own-panel", SeatPanel).grid
     marks, cursor, stage = dict(grid.marks), grid.cursor, screen.stage
-    offer = cursor if cursor in grid.targets else grid.cycle_order()[0]  # the moving card is no destination
+    offer = cursor if cursor in grid.targets else nearest(grid.targets, grid.origin)  # the card is no destination
     wanted = strategy(screen, marks, offer)
     await press(pilot, *keys_to(cursor, wanted, grid.targets, grid.origin), "enter")
     # The choice lands through a message: wait for it, so no key of ours reaches a later screen.

@@ -321,12 +321,13 @@ class GridWidget(Widget):
         self.cursor = step_from_card(self.cursor, self.origin, self.targets, *DIRECTIONS[direction])
 
     def cycle_order(self) -> list[Cell]:
-        """Every legal cell once: the nearest to the moving card first (its covers), then in
-        reading order."""
+        """Every legal cell once: the covers first, then the ducks, each nearest to the moving
+        card first, then in reading order."""
         origin = self.origin or (0, 0)
 
         def rank(cell: Cell) -> tuple:
-            return (abs(cell[0] - origin[0]) + abs(cell[1] - origin[1]), cell[1], cell[0])
+            far = abs(cell[0] - origin[0]) + abs(cell[1] - origin[1])
+            return (self.marks[cell] != "cover", far, cell[1], cell[0])
 
         return sorted(self.targets, key=rank)
 
