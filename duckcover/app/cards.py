@@ -137,7 +137,7 @@ def card_lines(card: Card, splashes: int, height: int, size: CardSize, glyphs: G
     top = Text(edge(ends.tl, ends.h, ends.tr, size.width, stack, at="right"), style=ends_style)
     bottom = Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style)
     if label:
-        bottom = labelled(bottom, label, body + (CURSOR_STYLE if at_cursor else label_style or Style()))
+        bottom = labelled(bottom, label, ends_style if at_cursor else body + (label_style or Style()))
     if outline == body:
         middle = [Text(box.v + row[:inner] + box.v, style=body) for row in rows]
     else:
@@ -152,8 +152,10 @@ def labelled(edge_text: Text, label: str, style: Style) -> Text:
     inner = len(plain) - 2
     word = label[:inner]
     start = 1 + (inner - len(word)) // 2
+    if style == edge_text.style:  # one run of one style: fewer bytes to send
+        return Text(plain[:start] + word + plain[start + len(word):], style=style)
     out = edge_text[:start]
-    out.append(word, style=style + Style(reverse=False))
+    out.append(word, style=style)
     out.append_text(edge_text[start + len(word):])
     return out
 
