@@ -1,4 +1,4 @@
-"""Game records (`duckcover-record/1`, ../shared/RECORD.md): write, read, re-check, summarise.
+"""Game records (`duckcover-record/1`, docs/record.md): write, read, re-check, summarise.
 
 Reading a record replays it through the engine, so every rule is checked in exactly one
 place. Extensions beyond the base format are documented in docs/record.md; all of them
@@ -148,6 +148,15 @@ def read_players(data: dict) -> tuple[list[str], list[str | None]]:
         bot = player.get("bot")
         bots.append(bot if isinstance(bot, str) else None)
     return names, bots
+
+
+def read_bot_key(data: dict) -> bytes | None:
+    """The `bot_key` extension: the game's secret for its bots' randomness (32 hex digits), or
+    None if it is missing or is not one (a resumed game then draws a new key)."""
+    text = data.get("bot_key")
+    if isinstance(text, str) and len(text) == 32 and all(c in "0123456789abcdef" for c in text):
+        return bytes.fromhex(text)
+    return None
 
 
 def replay(data: dict) -> Game:

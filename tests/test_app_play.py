@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
-from duckcover.app.autoplay import play_to_end, settle, step, table_of
-from duckcover.app.controller import START_CELLS
+from autoplay import play_to_end, settle, step, table_of
 from duckcover.app.screens import GameOverScreen, winner_text
 from duckcover.cards import MAX, REPEAT
-from duckcover.game import Phase
+from duckcover.game import START_CELLS, Phase
 from duckcover.record import loads, replay
 from duckcover.rules import Rules
 from duckcover.storage import current_path, games_dir
@@ -38,7 +38,7 @@ def options(tmp_path, seed, bots=2, **kw):
 
 
 async def test_a_whole_game_by_keys_with_quack_max_repeat_and_an_outside_duck(tmp_path):
-    app = create_app(options(tmp_path, seed=5))
+    app = create_app(options(tmp_path, seed=74))
     async with app.run_test(size=(120, 40)) as pilot:
         actions = await play_to_end(pilot, duck_outside_once())
         game = app.controller.game
@@ -58,7 +58,7 @@ async def test_a_whole_game_by_keys_with_quack_max_repeat_and_an_outside_duck(tm
         # The human ducked outside the starting grid.
         assert f"{HUMAN} ducked" in log and "outside the starting grid" in log
         assert any(t.moves[0] is not None and t.moves[0].to not in START_CELLS for t in turns)
-        # Seed 5 ends in a tie on total decided by the fewest visible cards: the screen says why.
+        # Seed 74 ends in a tie on total decided by the fewest visible cards: the screen says why.
         outcome = game.outcome()
         assert outcome.decided_by == "fewest-cards"
         assert "tie-break" in winner_text(app.controller)
@@ -176,7 +176,8 @@ async def test_choices_under_the_variants_are_made_by_keys(tmp_path, variants, m
 CHILD = """
 import asyncio, json, pathlib, sys, time
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.autoplay import step, table_of
+sys.path.insert(0, sys.argv[2])  # the tests folder, for autoplay
+from autoplay import step, table_of
 async def main():
     app = create_app(AppOptions(seats=quick_seats(2, "Connie"), seed=1, speed="instant", lang="en",
                                 data_dir=pathlib.Path(sys.argv[1]), stats=False))
@@ -198,7 +199,7 @@ async def test_a_game_killed_with_sigkill_loses_nothing(tmp_path):
     import subprocess
     import sys
 
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True)
     try:
         seen = json.loads(child.stdout.readline())
     finally:

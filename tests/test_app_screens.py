@@ -2,9 +2,9 @@
 import os
 
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.autoplay import keys_to, press, settle, step, table_of
+from autoplay import keys_to, press, settle, step, table_of
 from duckcover.app.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, fitting_size, line_text
-from duckcover.app.glyphs import ASCII, UNICODE
+from duckcover.app.glyphs import ASCII_GLYPHS as ASCII, UNICODE_GLYPHS as UNICODE
 from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
 from duckcover.app.table import TableScreen
 from duckcover.app.widgets import KeyBar, step_cursor, step_from_card

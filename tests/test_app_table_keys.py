@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.autoplay import settle, step, table_of
+from autoplay import settle, step, table_of
 from duckcover.app.screens import TooSmallScreen
 from duckcover.app.table import SeatPanel, TableScreen
 from duckcover.app.widgets import DIRECTIONS, GridWidget

@@ -1,28 +1,58 @@
-"""Box and mark glyphs, with an ASCII-safe set for terminals that cannot draw boxes.
-
-The Linux console and VT100-style terminals (TERM=linux, vt100, ...) have no rounded
-corners or drops in their fonts: they get `+-|` boxes and letters. DUCKCOVER_ASCII=1 asks
-for the ASCII set anywhere (and =0 refuses it).
-"""
+"""Terminals that cannot draw rounded boxes or block glyphs (the Linux console, a vt100): the
+app draws with ASCII there. Decided from TERM, once per screen built; the app marks itself with
+the ASCII class and the style sheets give every border an ASCII twin under it."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-ASCII_TERMS = ("linux", "vt100", "vt102", "vt220", "vt52", "dumb", "ansi", "cons25")
+ASCII = "-ascii"  # the App's CSS class on such a terminal
+ASCII_TERMS = ("linux", "dumb", "ansi", "cons25")  # and every vt* (vt52, vt100, vt220...)
 
 
-def ascii_borders(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the terminal is not expected to draw box-drawing characters."""
-    env = os.environ if environ is None else environ
-    forced = env.get("DUCKCOVER_ASCII", "")
-    if forced in ("0", "1"):
-        return forced == "1"
-    term = env.get("TERM", "").lower()
-    return any(term == name or term.startswith(name + "-") for name in ASCII_TERMS)
+def ascii_only() -> bool:
+    """True when TERM names a terminal without box-drawing and block glyphs beyond ASCII."""
+    term = os.environ.get("TERM", "").lower()
+    return term in ASCII_TERMS or term.startswith("vt")
 
 
+KEY_NAMES = {"⏎": "Enter", "↑": "Up", "↓": "Down", "←": "Left", "→": "Right", "⇥": "Tab", "⌫": "Backspace"}
+
+
+def plain_key(shown: str) -> str:
+    """A key as the Footer shows it ("⏎", "←"), in ASCII words for an ASCII terminal."""
+    return "".join(KEY_NAMES.get(char, char if ord(char) < 127 else "?") for char in shown)
+
+
+def use_ascii_scrollbars() -> None:
+    """Scrollbars without the eighth-block glyphs of their smooth ends (Textual's documented
+    way to change how every scrollbar draws: `ScrollBar.renderer`)."""
+    from textual.scrollbar import ScrollBar, ScrollBarRender
+
+    class AsciiScrollBarRender(ScrollBarRender):
+        VERTICAL_BARS = [" "] * 8
+        HORIZONTAL_BARS = [" "] * 8
+
+    ScrollBar.renderer = AsciiScrollBarRender
+
+
+class PlainKeys:
+    """An App mixin: on an ASCII terminal, the Footer names keys in words ("Enter", "Left")."""
+
+    def get_key_display(self, binding) -> str:
+        shown = super().get_key_display(binding)
+        return plain_key(shown) if self.has_class(ASCII) else shown
+
+
+def adapt(app) -> None:
+    """Mark `app` for an ASCII terminal (its style sheets switch every border), if this is one.
+    Its keys then show in words if it is a `PlainKeys` app."""
+    if ascii_only():
+        app.add_class(ASCII)
+        use_ascii_scrollbars()
+
+
+# --- cards and cells at the table -----------------------------------------------------------
 @dataclass(frozen=True)
 class Box:
     """Corners and edges: top-left, top-right, bottom-left, bottom-right, horizontal, vertical."""
@@ -43,26 +73,24 @@ class Glyphs:
     moving: Box  # the card that must move
     empty: Box  # a legal empty cell (duck)
     drop: str  # one splash
-    css_border: str  # the Textual border type for panels
 
 
-UNICODE = Glyphs(
+UNICODE_GLYPHS = Glyphs(
     plain=Box("╭", "╮", "╰", "╯", "─", "│"),
     cursor=Box("┏", "┓", "┗", "┛", "━", ""),
     moving=Box("╔", "╗", "╚", "╝", "═", "║"),
     empty=Box("╭", "╮", "╰", "╯", "┄", "┆"),
     drop="●",
-    css_border="round",
 )
-ASCII = Glyphs(
+ASCII_GLYPHS = Glyphs(
     plain=Box("+", "+", "+", "+", "-", "|"),
     cursor=Box("#", "#", "#", "#", "#", ""),
     moving=Box("+", "+", "+", "+", "=", "H"),
     empty=Box(".", ".", ".", ".", ".", ":"),
     drop="o",
-    css_border="ascii",
 )
 
 
-def glyphs(environ: Mapping[str, str] | None = None) -> Glyphs:
-    return ASCII if ascii_borders(environ) else UNICODE
+def glyphs() -> Glyphs:
+    """The glyphs cards are drawn with on this terminal."""
+    return ASCII_GLYPHS if ascii_only() else UNICODE_GLYPHS

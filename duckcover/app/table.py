@@ -21,7 +21,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
 from ..i18n import t
@@ -29,10 +28,10 @@ from ..moves import Move
 from ..untrusted import NAME_MAX, shown, textual_escaped
 from .cards import CURSOR_STYLE, MOVING_STYLE, edge
 from .controller import Reveal, TurnController
-from .glyphs import ASCII, glyphs
+from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
-from .words import bot_label, variant_label
+from .words import bot_label, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
 HEAP_WIDTH = 8  # three heaps side by side in the side column
@@ -76,10 +75,6 @@ class Stage(StrEnum):
     DEST = "dest"  # where the moving card goes
     GIFT = "gift"  # low blows: which duck to give away
     PLACE = "place"  # low blows: where the received stack goes
-
-
-def flip_word(code: int) -> str:
-    return t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code)
 
 
 class SeatTitle(Widget):
@@ -235,7 +230,7 @@ class TableScreen(Screen):
         # The layout is chosen before any widget exists, so each is styled once (a class set
         # on the screen later restyles every widget on it).
         self.set_class(self.is_small(), "-small")
-        self.set_class(self.glyphs is ASCII, "-ascii")
+        self.set_class(self.glyphs is ASCII_GLYPHS, "-ascii")
         yield Static(id="status")
         opponents = Container(id="opponents")
         self.size_opponents(opponents)
@@ -497,9 +492,7 @@ class TableScreen(Screen):
             return
         before = game.turn_number
         self.ctl.flip()
-        label = self.ctl.flip_label()
-        self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
-                        name=self.seat_name(game.captain), card=label), bold=True)
+        self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
         self.set_explain(explain or "")
         if explain:
@@ -531,7 +524,7 @@ class TableScreen(Screen):
         self.chooser = None
         self.stage = Stage.NONE
         quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
-        self.set_prompt(quack or ("" if self.options.watch else t("prompt.waiting")))
+        self.set_prompt(quack or self.ctl.waiting_prompt())
         self.go(TurnState.WAITING)
         self.refresh_table()
         self.maybe_resolve()

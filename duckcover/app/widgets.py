@@ -110,9 +110,7 @@ class KeyBar(Widget):
             item = self.get_component_rich_style("keybar--hover" if index == self.hover else "keybar--item")
             if not enabled:
                 item += Style(dim=True)
-            ascii_only = glyphs().drop == "o"  # "⏎" and friends are not in a VT100 font
-            key = (binding.key_display or binding.key.split(",")[0]) if ascii_only else self.app.get_key_display(binding)
-            label = Text.assemble((f" {key} ", item + key_style),
+            label = Text.assemble((f" {self.app.get_key_display(binding)} ", item + key_style),
                                   (f"{described(binding.description)} ", item + description_style))
             labels.append((label, binding, enabled))
         return labels
