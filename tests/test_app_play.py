@@ -118,7 +118,7 @@ async def test_a_killed_game_resumes_identically(tmp_path):
         assert lines[0].startswith("Round 1: the cards are dealt")
         assert sum(line.startswith("Turn ") for line in lines[:at]) == game.turn_number
         log = table_of(resumed).query_one("#log")  # ... and shows its end, where play goes on
-        assert await settle(pilot, lambda: 0 < log.max_scroll_y == log.scroll_y)
+        assert await settle(pilot, lambda: 0 < log.top and log.at_end)
         action = await step(pilot)  # ... and the Captain (the human, round 1) flips the same card again
         assert action == "flip" and game.flips == flips and game.draw_size == draw
         await play_to_end(pilot)

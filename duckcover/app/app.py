@@ -279,10 +279,13 @@ class DuckCoverApp(PlainKeys, App):
         self.push_screen(QuitScreen(), answered)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.check_size()
+        # The event's size: this handler runs before the app takes the new size as its own
+        # (reading self.size here missed the first shrink below 80x24).
+        self.check_size(event.size)
 
-    def check_size(self) -> None:
-        small = self.size.width < MIN_WIDTH or self.size.height < MIN_HEIGHT
+    def check_size(self, size=None) -> None:
+        size = size or self.size
+        small = size.width < MIN_WIDTH or size.height < MIN_HEIGHT
         if small and self._too_small is None:
             from .screens import TooSmallScreen
 

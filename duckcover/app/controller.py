@@ -44,6 +44,20 @@ class Reveal:
 
 
 class TurnController:
+    """A table the screen plays at. This is the whole surface `TableScreen` uses, so a table
+    that lives elsewhere (on a server) implements the same:
+
+    - `game`: the state shown (read only: names, n, captain, phase, grid(seat), totals,
+      rules, pile, discard, draw_size, turn_number, round_index, history, last_turn,
+      results, over) and `seats` (name, bot, sound per seat), `humans`, `is_human(seat)`;
+    - the turn: `flip()`, `open_choice()`, `views` (seat -> the PlayerView it decides
+      from), `bot_seats()` + `decide_bots(seats)` (in a worker; results land in `chosen`),
+      `humans_to_ask()`, `submit(seat, move)`, `ready()`, `resolve()` -> `Reveal`,
+      `start_round()`, `load_errors` (lines to show);
+    - words: `call_text()`, `flip_label()`, `explain_flip(turns_before)`,
+      `quack_prompt(seat)`, `turn_lines(turn)`; and `record()` for saving.
+    """
+
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
                  loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,
                  named_bots: Sequence[str] = (), earlier_fallbacks: Sequence = ()):
@@ -102,6 +116,9 @@ class TurnController:
         return self.earlier_fallbacks + (self._referee.fallbacks if self._referee else [])
 
     # --- a choice ---------------------------------------------------------------------------
+    def start_round(self) -> None:
+        self.game.start_round()
+
     def open_choice(self) -> None:
         """Fix the views every choosing seat decides from, before anyone's move applies."""
         game = self.game

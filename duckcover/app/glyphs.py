@@ -4,6 +4,7 @@ the ASCII class and the style sheets give every border an ASCII twin under it.""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 ASCII = "-ascii"  # the App's CSS class on such a terminal
 ASCII_TERMS = ("linux", "dumb", "ansi", "cons25")  # and every vt* (vt52, vt100, vt220...)
@@ -49,3 +50,47 @@ def adapt(app) -> None:
     if ascii_only():
         app.add_class(ASCII)
         use_ascii_scrollbars()
+
+
+# --- cards and cells at the table -----------------------------------------------------------
+@dataclass(frozen=True)
+class Box:
+    """Corners and edges: top-left, top-right, bottom-left, bottom-right, horizontal, vertical."""
+
+    tl: str
+    tr: str
+    bl: str
+    br: str
+    h: str
+    v: str
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    plain: Box  # a card
+    cursor: Box  # the card or cell under the cursor: its top and bottom edges (no sides of
+    # its own, so a cursor move repaints two rows per cell, not the whole card)
+    moving: Box  # the card that must move
+    empty: Box  # a legal empty cell (duck)
+    drop: str  # one splash
+
+
+UNICODE_GLYPHS = Glyphs(
+    plain=Box("╭", "╮", "╰", "╯", "─", "│"),
+    cursor=Box("┏", "┓", "┗", "┛", "━", ""),
+    moving=Box("╔", "╗", "╚", "╝", "═", "║"),
+    empty=Box("╭", "╮", "╰", "╯", "┄", "┆"),
+    drop="●",
+)
+ASCII_GLYPHS = Glyphs(
+    plain=Box("+", "+", "+", "+", "-", "|"),
+    cursor=Box("#", "#", "#", "#", "#", ""),
+    moving=Box("+", "+", "+", "+", "=", "H"),
+    empty=Box(".", ".", ".", ".", ".", ":"),
+    drop="o",
+)
+
+
+def glyphs() -> Glyphs:
+    """The glyphs cards are drawn with on this terminal."""
+    return ASCII_GLYPHS if ascii_only() else UNICODE_GLYPHS
