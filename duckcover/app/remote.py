@@ -24,14 +24,14 @@ from textual.widgets import Footer, Static
 
 from ..difficulty import DIFFICULTIES as BOTS
 from ..errors import DuckError
-from ..game import CHOOSING, Game, Phase
+from ..game import Game, Phase
 from ..i18n import t
 from ..net import protocol as p
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import AppOptions, SeatSpec
-from .table import SeatPanel, TableScreen
+from .table import Stage, TableScreen, TurnState
 from .words import bot_label
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -43,13 +43,17 @@ class RemoteController(TurnController):
 
     The table screen asks it the same questions; the answers differ where the server decides:
     only this terminal's seat is "human here", no bot runs in this process, a submitted move
-    goes to the server, and the turn resolves when the server reveals it (`apply_reveal`)."""
+    goes to the server, and the flip, the reveal and the next deal are the server's (the
+    screen hands them over in `next_flip`, `revealed` and `next_round` before it asks)."""
 
     def __init__(self, game: Game, seats: list[SeatSpec], my_seat: int | None, send) -> None:
         super().__init__(game, seats)
         self.my_seat = my_seat
         self.send = send
         self.status: dict = {}
+        self.next_flip: list[int] | None = None
+        self.revealed: list | None = None
+        self.next_round: dict | None = None
 
     @property
     def humans(self) -> list[int]:
@@ -61,32 +65,53 @@ class RemoteController(TurnController):
     def bot_seats(self) -> list[int]:
         return []
 
+    def flip(self) -> None:
+        self.game.flip(*self.next_flip)
+
+    def open_choice(self) -> None:
+        super().open_choice()
+        for seat in self.status.get("chosen", []):
+            if seat in self.views:
+                self.chosen[seat] = None  # chosen before this screen existed (a reconnect)
+
     def submit(self, seat: int, move) -> None:
         super().submit(seat, move)  # the same check as at a local table, before it leaves
         self.send("choose", move=p.move_to_json(move))
 
     def ready(self) -> bool:
-        return False  # the server resolves the turn
+        return self.revealed is not None  # the server says when everyone has chosen
 
-    def apply_reveal(self, moves: list) -> Reveal:
-        self.chosen = {seat: moves[seat] for seat in self.views}
+    def resolve(self) -> Reveal:
+        moves, self.revealed = self.revealed, None
         if not self.views:  # a reconnect between the flip and the reveal: views were not opened
-            self.open_choice()
-            self.chosen = {seat: moves[seat] for seat in self.views}
-        return self.resolve()
+            super().open_choice()
+        self.chosen = {seat: moves[seat] for seat in self.views}
+        return super().resolve()
+
+    def start_round(self) -> None:
+        from ..record import _replay_round
+
+        entry, self.next_round = self.next_round, None
+        _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]))
 
 
 class RemoteTableScreen(TableScreen):
-    """The table screen, driven by the server's messages instead of a local turn loop."""
+    """The table screen, moved on by the server's messages instead of a local turn loop.
+
+    Each message waits until the screen is ready for it (a reveal stays on screen for its
+    pause, the next deal waits until the scorepad is closed), then goes through the screen's
+    own flow: `do_flip`, `maybe_resolve`, `after_round_end`."""
 
     MIRROR_EVENTS = ("flip", "reveal", "round")
-    BUSY = ("pause", "round-over", "game-over", "resolving")
+    BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
 
     def __init__(self, controller: RemoteController, options: AppOptions, earlier=()) -> None:
         super().__init__(controller, options, earlier)
         self.inbox: deque = deque()
         self.early: list[dict] = []  # messages that came before the screen was up
         self.up = False
+        self.flip_sent = False
+        self.scorepad_done = False
         self.base_prompt = ""
         self.deadline: float | None = None
 
@@ -104,39 +129,24 @@ class RemoteTableScreen(TableScreen):
 
     # --- the flow, from the server ---------------------------------------------------
     def advance(self) -> None:
+        self.flip_sent = False
         super().advance()
         self.pump()
 
     def do_flip(self) -> None:
         ctl = self.ctl
-        if self.state == "await-flip" and ctl.game.captain == ctl.my_seat:
+        if ctl.next_flip is not None:  # the server's flip, applied now
+            super().do_flip()
+        elif self.state is TurnState.AWAIT_FLIP and ctl.game.captain == ctl.my_seat and not self.flip_sent:
             ctl.send("flip")
-            self.state = "flip-sent"
-            self.update_bindings()
+            self.flip_sent = True
         # another seat's flip: the server's "flip" message brings it
 
-    def start_choice(self) -> None:
-        ctl = self.ctl
-        ctl.open_choice()
-        for seat in ctl.status.get("chosen", []):
-            if seat in ctl.views and seat not in ctl.chosen:
-                ctl.chosen[seat] = None  # chosen before this screen existed (a reconnect)
-        self.token += 1
-        self.state = "choosing"
-        self.next_human()
-
-    def maybe_resolve(self) -> None:
-        self.pump()
-
     def after_round_end(self, _result=None) -> None:
-        game = self.ctl.game
-        if game.over:
-            from .screens import GameOverScreen
-
-            self.state = "game-over"
-            self.app.push_screen(GameOverScreen(self.ctl))
+        if self.ctl.game.over:
+            super().after_round_end()
             return
-        self.state = "between-rounds"
+        self.scorepad_done = True  # the next deal comes from the server
         self.pump()
 
     def receive(self, message: dict) -> None:
@@ -147,7 +157,7 @@ class RemoteTableScreen(TableScreen):
             self.ctl.status = message
             seconds = message.get("seconds")
             self.deadline = None if seconds is None else time.monotonic() + seconds
-            self.show_status()
+            super().set_prompt(self.with_status(self.base_prompt))
         elif kind == "note":
             name = shown(message.get("name"), NAME_MAX)
             key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected"}.get(
@@ -158,55 +168,40 @@ class RemoteTableScreen(TableScreen):
             self.inbox.append(message)
             self.pump()
 
+    def ready_for(self, message: dict) -> bool:
+        if message["type"] == "round":
+            return self.state is TurnState.ROUND_OVER and self.scorepad_done
+        return self.state not in self.BUSY
+
     def pump(self) -> None:
-        while self.inbox and self.up and self.state not in self.BUSY and self.is_attached:
+        while self.inbox and self.up and self.is_attached and self.ready_for(self.inbox[0]):
             message = self.inbox.popleft()
             try:
                 self.apply(message)
-            except (DuckError, ValueError, KeyError, IndexError, TypeError):
+            except (DuckError, ValueError, KeyError, IndexError, TypeError, RuntimeError):
                 self.inbox.clear()
                 self.ctl.send("sync")  # the mirror lost step: the server sends the whole table again
                 return
 
     def apply(self, message: dict) -> None:
-        game = self.ctl.game
-        kind = message["type"]
+        ctl, kind = self.ctl, message["type"]
         if kind == "flip":
-            codes = message["codes"]
-            before = game.turn_number
-            game.flip(*codes)
-            self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
-                            name=game.names[game.captain], card=self.ctl.flip_label()), bold=True)
-            explain = self.ctl.explain_flip(before)
-            self.put("#explain", explain or "")
-            if explain:
-                self.log_line(explain)
-            if game.phase in CHOOSING:
-                self.start_choice()
-            else:
-                self.finish_turn(Reveal(self.ctl.turn_lines(game.last_turn), game.last_turn))
+            ctl.next_flip = message["codes"]
+            try:
+                self.do_flip()
+            finally:
+                ctl.next_flip = None
         elif kind == "reveal":
-            moves = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
-            self.state = "resolving"
-            reveal = self.ctl.apply_reveal(moves)
-            if reveal.turn is None:  # low blows: gifts are out, now everyone places
-                for line in reveal.lines:
-                    self.log_line(line)
-                self.state = "idle"
-                self.start_choice()
-            else:
-                self.finish_turn(reveal)
+            game = ctl.game
+            ctl.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
+            if self.state is TurnState.CHOOSING:  # still choosing here: the time ran out
+                self.chooser, self.stage = None, Stage.NONE
+                self.go(TurnState.WAITING)
+            self.maybe_resolve()
         elif kind == "round":
-            from ..record import _replay_round
-
-            entry = dict(message["round"], turns=[])
-            _replay_round(game, game.round_index + 2, entry)
-            self.state = "idle"
-            self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
-            self.put("#explain", "")
-            self.refresh_table()
-            self.apply_size()
-            self.advance()
+            ctl.next_round = message["round"]
+            self.scorepad_done = False
+            super().after_round_end()
 
     # --- who has chosen, the countdown ------------------------------------------------
     def set_prompt(self, text: str) -> None:
@@ -214,28 +209,20 @@ class RemoteTableScreen(TableScreen):
         super().set_prompt(self.with_status(text))
 
     def with_status(self, text: str) -> str:
-        """The prompt, then one line: who has chosen, who is thinking, the time left. The line is
-        always there (blank if nothing to say), so the prompt keeps its height and an update
-        repaints that line only, not the whole table (bytes on a slow link)."""
+        """The prompt, then one line: who has chosen, who is thinking, who is away, the time
+        left. The line is always there (blank if nothing to say), so the prompt keeps its
+        height and an update repaints that line only."""
         status = self.ctl.status
-        names = self.ctl.game.names
+        names = [shown(name, NAME_MAX) for name in self.ctl.game.names]
         parts = []
-        chosen, thinking = status.get("chosen", []), status.get("thinking", [])
-        if chosen:
-            parts.append(t("net.chosen", names=", ".join(names[s] for s in chosen)))
-        if thinking:
-            parts.append(t("net.thinking", names=", ".join(names[s] for s in thinking)))
+        for key, seats in (("net.chosen", status.get("chosen", [])), ("net.thinking", status.get("thinking", [])),
+                           ("net.away_names", [i for i, s in enumerate(status.get("players") or [])
+                                               if not s.get("connected", True)])):
+            if seats:
+                parts.append(t(key, names=", ".join(names[s] for s in seats if s < len(names))))
         if self.deadline is not None:
             parts.append(t("net.seconds", seconds=max(0, round(self.deadline - time.monotonic()))))
         return f"{text}\n{' | '.join(parts)}"
-
-    def show_status(self) -> None:
-        super().set_prompt(self.with_status(self.base_prompt))
-        for panel in self.query(SeatPanel):  # "(away)" beside a name
-            title = self.seat_title(panel.seat)
-            if self._shown.get(("title", panel.seat)) != title.markup:
-                self._shown[("title", panel.seat)] = title.markup
-                panel.title.update(title)
 
     def tick(self) -> None:
         if self.deadline is not None:
@@ -248,13 +235,6 @@ class RemoteTableScreen(TableScreen):
         if action == "settings":
             return False
         return super().check_action(action, parameters)
-
-    def seat_title(self, seat: int) -> Text:
-        text = super().seat_title(seat)
-        players = self.ctl.status.get("players") or []
-        if seat < len(players) and not players[seat].get("connected", True):
-            text.append(" " + t("net.away_standin" if players[seat].get("standin") else "net.away"), style="italic")
-        return text
 
 
 # --- the lobby ---------------------------------------------------------------------------
