@@ -209,20 +209,27 @@ class RemoteTableScreen(TableScreen):
         super().set_prompt(self.with_status(text))
 
     def with_status(self, text: str) -> str:
-        """The prompt, then one line: who has chosen, who is thinking, who is away, the time
-        left. The line is always there (blank if nothing to say), so the prompt keeps its
-        height and an update repaints that line only."""
+        """The prompt, then one line: who is thinking, the time left, who is away, who has
+        chosen, as much as fits. The line is always there (blank if nothing to say) and never
+        wraps, so the prompt keeps its height and an update repaints that line only."""
         status = self.ctl.status
         names = [shown(name, NAME_MAX) for name in self.ctl.game.names]
+        away = [i for i, s in enumerate(status.get("players") or []) if not s.get("connected", True)]
         parts = []
-        for key, seats in (("net.chosen", status.get("chosen", [])), ("net.thinking", status.get("thinking", [])),
-                           ("net.away_names", [i for i, s in enumerate(status.get("players") or [])
-                                               if not s.get("connected", True)])):
-            if seats:
+        for key, seats in (("net.thinking", status.get("thinking", [])), ("net.seconds", None),
+                           ("net.away_names", away), ("net.chosen", status.get("chosen", []))):
+            if seats is None and self.deadline is not None:
+                parts.append(t(key, seconds=max(0, round(self.deadline - time.monotonic()))))
+            elif seats:
                 parts.append(t(key, names=", ".join(names[s] for s in seats if s < len(names))))
-        if self.deadline is not None:
-            parts.append(t("net.seconds", seconds=max(0, round(self.deadline - time.monotonic()))))
-        return f"{text}\n{' | '.join(parts)}"
+        width = self.query_one("#prompt").size.width or 80
+        line = ""
+        for part in parts:
+            longer = f"{line} | {part}" if line else part
+            if len(longer) > width - 2:
+                break
+            line = longer
+        return f"{text}\n{line}"
 
     def tick(self) -> None:
         if self.deadline is not None:
