@@ -79,6 +79,37 @@ class TitleScreen(Screen):
         self.post_message(Navigate(event.option.id))
 
 
+def rules_rows() -> ComposeResult:
+    """The rules' options, the variants and the seed: the set-up screen's rows (a table on a
+    server is set up with the same)."""
+    from textual.widgets import Checkbox, Input, Label, Select
+
+    with Horizontal(classes="setup-row"):
+        yield Label(t("setup.max_by"), classes="setup-label")
+        yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
+                     value="number", allow_blank=False, id="max-by")
+    with Horizontal(classes="setup-row"):
+        yield Label(t("setup.captain"), classes="setup-label")
+        yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
+                     value="rotate", allow_blank=False, id="captain")
+    yield Label(t("setup.variants"), classes="heading")
+    for name in SETUP_VARIANTS:
+        yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+    with Horizontal(classes="setup-row"):
+        yield Label(t("setup.seed"), classes="setup-label")
+        yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
+
+
+def chosen_rules(screen: Screen) -> tuple[str, str, list[str], int | None]:
+    """What `rules_rows` say: max by, captain, variants, seed (None: none given)."""
+    from textual.widgets import Checkbox, Input, Select
+
+    variants = [name for name in SETUP_VARIANTS if screen.query_one(f"#variant-{name}", Checkbox).value]
+    seed_text = screen.query_one("#seed", Input).value.strip()
+    return (str(screen.query_one("#max-by", Select).value), str(screen.query_one("#captain", Select).value),
+            variants, int(seed_text) if seed_text else None)
+
+
 class SetupScreen(Screen):
     """2-7 seats (human or bot), the rules' options and variants, an optional seed."""
 
@@ -111,20 +142,7 @@ class SetupScreen(Screen):
                                  id=f"kind-{seat}", classes="seat-kind")
                 yield passplay.sound_row(seat)  # shown for a human seat under Madness
             yield passplay.handover_switch()  # shown once two seats are human
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.max_by"), classes="setup-label")
-                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
-                             value="number", allow_blank=False, id="max-by")
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.captain"), classes="setup-label")
-                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
-                             value="rotate", allow_blank=False, id="captain")
-            yield Label(t("setup.variants"), classes="heading")
-            for name in SETUP_VARIANTS:
-                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.seed"), classes="setup-label")
-                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
+            yield from rules_rows()
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("setup.start"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")
@@ -173,15 +191,10 @@ class SetupScreen(Screen):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
-        variants = {name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value}
-        rules = Rules(
-            max_by=str(self.query_one("#max-by", Select).value),
-            captain=str(self.query_one("#captain", Select).value),
-            variants=frozenset(variants),
-        )
+        max_by, captain, variants, seed = chosen_rules(self)
+        rules = Rules(max_by=max_by, captain=captain, variants=frozenset(variants))
         rules.check_players(len(seats))
-        seed_text = self.query_one("#seed", Input).value.strip()
-        return seats, rules, int(seed_text) if seed_text else None
+        return seats, rules, seed
 
     def action_start(self) -> None:
         try:

@@ -258,7 +258,10 @@ class GameSession(asyncssh.SSHServerSession):
         except OSError:  # EIO: the client closed its terminal (it has ended)
             data = b""
         if data:
-            self.chan.write(data)
+            try:
+                self.chan.write(data)
+            except OSError:  # the SSH side has already closed
+                self.stop()
             return
         self.client_ended()
 
