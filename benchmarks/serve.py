@@ -39,8 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the
 from serve_helpers import Guest, ProtocolClient, play_until  # noqa: E402
 SIZE = (120, 40)
 # Blind keys that play a turn: flip if Captain; Enter (picks a card, or takes the cursor's
-# cell); an arrow to a legal cell and Enter (where the cursor starts on the moving card).
-CHOOSE = b" \r\x1b[C\r"
+# cell); then an arrow to a legal cell and Enter, each way round (where the cursor starts on
+# the moving card, arrows walk the legal cells; once chosen, more keys do nothing).
+CHOOSE = b" \r\x1b[C\r\x1b[B\r\x1b[D\r\x1b[A\r"
 
 
 # --- the local launch, in a pty ------------------------------------------------------------

@@ -26,8 +26,9 @@ from serve_helpers import Guest
 SSH = shutil.which("ssh")
 MAX = 4  # --max-connections of the server under test
 # Blind keys that play a turn: flip if Captain; Enter (picks a card, or takes the cursor's
-# cell); an arrow to a legal cell and Enter (where the cursor starts on the moving card).
-CHOOSE = b" \r\x1b[C\r"
+# cell); then an arrow to a legal cell and Enter, each way round (where the cursor starts on
+# the moving card, arrows walk the legal cells; once chosen, more keys do nothing).
+CHOOSE = b" \r\x1b[C\r\x1b[B\r\x1b[D\r\x1b[A\r"
 
 
 def start_server(data: Path, *extra: str) -> tuple[subprocess.Popen, int, list[str]]:
