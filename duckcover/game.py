@@ -18,10 +18,10 @@ from typing import NamedTuple
 
 from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, RulesError
-from .grid import Cell, Stack, can_move, cover_targets, duck_targets, why_illegal
+from .grid import Cell, Stack, cover_targets, duck_targets, is_cell, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
-from .view import PlayerView, grid_view, view_template
+from .view import PlayerView, grid_view, seat_view, table_facts
 
 START_COLUMNS, START_ROWS = 4, 3
 START_CELLS = tuple((x, y) for y in range(START_ROWS) for x in range(START_COLUMNS))  # reading order
@@ -135,8 +135,8 @@ class Game:
         self._awaiting: tuple[int, ...] = ()
         self._round_scores: tuple[tuple[int, ...], ...] = ()
         self._version = 0  # bumped by every change, so views know when to rebuild
-        self._template: list = []  # a PlayerView's fields as of _template_version (see view())
-        self._template_version = -1
+        self._table: tuple = ()  # the fields every seat's PlayerView shares, as of _table_version
+        self._table_version = -1
         if start:
             self.start_round()
 
@@ -164,7 +164,7 @@ class Game:
         if self.phase is not ROUND_OVER or len(self.rounds) >= self.rules.rounds():
             raise IllegalMoveError("a new round starts only after the previous one ended")
         index = len(self.rounds)
-        rules = self.rules
+        rules = self._round_rules = self.rules  # per-round variants: see Rules.for_round
         deal = _seed_rng(self.seed, index)  # one stream per round: layouts, then removals, then the deck
         if layouts is None:
             layouts = [random_layout(deal) for _ in range(self.n)]
@@ -203,7 +203,6 @@ class Game:
         self._discards_end = TURN_CAP if self._limit is None else self._limit  # two-flips discards nothing
         self._turn_cap = TURN_CAP // (2 if self._two_flips else 1)  # the cap counts flips
         self._last_round = index + 1 == rules.rounds()
-        self._round_facts = (self.names, rules, index, rules.rounds(), captain)  # fixed for the round
         self._history: tuple[Turn, ...] = ()
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
@@ -438,14 +437,6 @@ class Game:
         self._check(seat, move)
 
     def _check(self, seat: int, move: Move | None) -> None:
-        if self.phase is MOVE and type(move) is Move:
-            # Fast path for the common case; anything unusual gets the full explanation below.
-            card, to = move
-            for option, origin in self._candidates[seat]:
-                if option is card or option == card:
-                    if type(to) is tuple and len(to) == 2 and can_move(self._grids[seat], origin, to):
-                        return
-                    break
         reason = illegal_reason(
             self.phase, self._grids[seat], self._candidates[seat], self._received[seat], move, self._call
         )
@@ -545,14 +536,30 @@ class Game:
     # --- views --------------------------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
         """What `seat` sees at the table now (see duckcover.view.PlayerView)."""
-        if self._template_version != self._version:
-            self._template, self._template_version = view_template(self), self._version
-        fields = self._template  # the same for every seat but three fields
+        if self._table_version != self._version:  # the shared fields, once per state
+            pile = self._pile
+            self._table, self._table_version = table_facts(
+                names=self.names,
+                rules=self._round_rules,
+                round_index=self.round_index,
+                rounds=self.rules.rounds(),
+                captain=self.captain,
+                phase=self.phase,
+                call=self._call,
+                flips=self._flips,
+                grids=tuple(self._grid_views),
+                captain_pile_top=pile[-1] if pile else None,
+                discard=self._discard,
+                discard_limit=self._limit,
+                draw_size=len(self._draw),
+                totals=self._totals,
+                round_scores=self._round_scores,
+                history=self._history,
+            ), self._version
         received = self._received[seat]  # a stack only in the PLACE phase
-        fields[0], fields[-2], fields[-1] = seat, self._candidates[seat], (
-            None if received is None else (received[-1], len(received))
+        return seat_view(
+            self._table, seat, self._candidates[seat], None if received is None else (received[-1], len(received))
         )
-        return _new_tuple(PlayerView, fields)
 
 
 # --- pure helpers shared by the engine and the views ----------------------------------------
@@ -608,7 +615,19 @@ def illegal_reason(
     move: Move | None,
     call: Call,
 ) -> str | None:
-    """None if `move` is a legal choice, else a sentence a player can read."""
+    """None if `move` is a legal choice, else a sentence a player can read.
+
+    The one legality check: the engine runs it on every move of every turn, a view's
+    `is_legal` and the record reader on theirs. The common case (a listed card moving to a
+    cell) costs a scan of the seat's few candidates and `why_illegal`'s lookups.
+    """
+    if phase is MOVE and type(move) is Move:
+        card, to = move
+        for option, origin in candidates:
+            if option is card or (type(card) is Card and option == card):
+                if is_cell(to):
+                    return why_illegal(grid, origin, to)
+                return f"{to!r} is not a cell"
     if move is None:
         if not candidates:
             return None
@@ -626,7 +645,7 @@ def illegal_reason(
         return f"card {move.card.number} cannot move on this call (allowed: {allowed})"
     if phase is GIFT:
         return None if move.to is None else "a gift names a card, not a destination"
-    if not (isinstance(move.to, tuple) and len(move.to) == 2 and all(type(v) is int for v in move.to)):
+    if not is_cell(move.to):
         return f"{move.to!r} is not a cell"
     return why_illegal(grid, origin, move.to)
 

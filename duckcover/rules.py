@@ -88,8 +88,9 @@ class Rules:
         return self.values[number]
 
     def max_key(self, number: int) -> int:
-        """How Max ranks a visible card: its number or its splashes, per the max_by option."""
-        return number if self.max_by == "number" else self.splashes[number - 1]
+        """How Max ranks a visible card: its number or its splashes, per the max_by option;
+        -1 for a card Max never takes (1-3 under Constraints)."""
+        return self.max_keys[number]
 
     def captain_of(self, first: int, round_index: int, players: int) -> int:
         return first if self.captain == "fixed" else (first + round_index) % players

@@ -7,17 +7,15 @@ grids are copied into read-only mappings, everything else is tuples.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Iterator
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .cards import Card
 from .grid import Cell, reading_order, sorted_stacks
 from .moves import Call, Move, Phase, Turn
 from .rules import Rules
-
-if TYPE_CHECKING:
-    from .game import Game
 
 
 class StackInfo(NamedTuple):
@@ -148,25 +146,22 @@ class PlayerView(NamedTuple):
         return illegal_reason(self.phase, self.grid.cells, self.candidates, received, move, self.call) is None
 
 
-def view_template(game: Game) -> list:
-    """Every field of a PlayerView as of now, seat-specific ones blank (built once per state).
+# --- building views ---------------------------------------------------------------------------
+# A PlayerView is the same for every seat but its first field and its last two. The engine
+# names the shared fields once per state (by keyword: a field added to PlayerView and not
+# given here fails at once) and then makes each seat's view from them in one tuple build.
+SEAT_FIELDS = ("seat", "candidates", "received")
+TABLE_FIELDS = PlayerView._fields[1:-2]
+assert (PlayerView._fields[0], *PlayerView._fields[-2:]) == SEAT_FIELDS, "seat_view's order"
+_new_tuple = tuple.__new__
 
-    Game.view fills in the seat, its candidates and its gift, and freezes a copy."""
-    pile = game._pile
-    return [
-        None,  # seat
-        *game._round_facts,
-        game.phase,
-        game._call,
-        game._flips,
-        tuple(game._grid_views),
-        pile[-1] if pile else None,
-        game._discard,
-        game._limit,
-        len(game._draw),
-        game._totals,
-        game._round_scores,
-        game._history,
-        None,  # candidates
-        None,  # received
-    ]
+
+# The fields every seat shares, by name, in PlayerView's order: a field added to PlayerView
+# becomes a required argument here, so the engine cannot forget it.
+TableFacts = namedtuple("TableFacts", TABLE_FIELDS)
+table_facts = TableFacts  # called by keyword: table_facts(names=..., rules=..., ...)
+
+
+def seat_view(table: tuple, seat: int, candidates: tuple, received: tuple[Card, int] | None) -> PlayerView:
+    """One seat's PlayerView from the shared `table_facts(...)` and its own three fields."""
+    return _new_tuple(PlayerView, (seat, *table, candidates, received))
