@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from .harness import play_game
 from .plugins import instantiate, load_bot_class
-from .rules import Rules
+from .rules import Rules, rules_with_variants
 from .safety import DEFAULT_HARD_LIMIT, Referee
 
 Z95 = 1.959963984540054
@@ -47,7 +47,7 @@ class ArenaConfig:
     hard_limit: float | None = DEFAULT_HARD_LIMIT
 
     def rules(self) -> Rules:
-        return Rules(variants=frozenset(self.variants))
+        return rules_with_variants(list(self.variants))  # NAME or NAME:ROUNDS
 
 
 @dataclass

@@ -139,6 +139,7 @@ class Game:
         self._version = 0  # bumped by every change, so views know when to rebuild
         self._table: tuple = ()  # the fields every seat's PlayerView shares, as of _table_version
         self._table_version = -1
+        self._round_rules = self.rules.for_round(0)
         if start:
             self.start_round()
 
@@ -155,6 +156,11 @@ class Game:
     def captain(self) -> int:
         return self.round.captain
 
+    @property
+    def round_rules(self) -> Rules:
+        """The rules in force in the current round (a variant may apply to some rounds only)."""
+        return self._round_rules
+
     def start_round(
         self,
         layouts: Sequence[list[list[int]]] | None = None,
@@ -166,7 +172,7 @@ class Game:
         if self.phase is not ROUND_OVER or len(self.rounds) >= self.rules.rounds():
             raise IllegalMoveError("a new round starts only after the previous one ended")
         index = len(self.rounds)
-        rules = self._round_rules = self.rules  # per-round variants: see Rules.for_round
+        rules = self._round_rules = self.rules.for_round(index)  # variants may apply to some rounds only
         deal = _seed_rng(self.seed, index)  # one stream per round: layouts, then removals, then the deck
         if layouts is None:
             layouts = [random_layout(deal) for _ in range(self.n)]
@@ -395,7 +401,7 @@ class Game:
                 seat += 1
             self._candidates, self._awaiting = found, tuple(awaiting)
         elif options == (MAX,):  # Max alone: each seat's highest visible card(s)
-            rules = self.rules
+            rules = self._round_rules
             self._set_candidates([tuple(highest(tops, rules)) for tops in self._tops])
         else:
             self._set_candidates([self._options(seat) for seat in range(self.n)])
@@ -404,13 +410,13 @@ class Game:
         kind, options = self._call
         tops = self._tops[seat]
         if kind == "gift":
-            return lowest_two(tops, self.rules)
+            return lowest_two(tops, self._round_rules)
         if kind == "dead":
             return ()
         found: list[tuple[Card, Cell]] = []
         for option in options:
             if option == MAX:
-                found.extend(highest(tops, self.rules))
+                found.extend(highest(tops, self._round_rules))
             elif self._mixed:
                 found.extend((card, cell) for card, cell in tops.items() if card.number == option)
             else:
@@ -529,11 +535,8 @@ class Game:
             reason = CAPPED
         else:
             return
-        last = self._last_round
-        scores = tuple(
-            self.rules.round_score([self.rules.value(stack[-1].number) for stack in grid.values()], last)
-            for grid in self._grids
-        )
+        last, rules = self._last_round, self._round_rules
+        scores = tuple(rules.round_score([rules.value(stack[-1].number) for stack in grid.values()], last) for grid in self._grids)
         outcome = RoundOutcome(reason, scores, tuple(len(g) for g in self._grids), singles)
         log = self.round
         log.outcome = outcome

@@ -66,14 +66,14 @@ def to_record(game: Game, bots: Sequence[str | None] | None = None, extra: dict 
             player["bot"] = bots[seat]
         players.append(player)
     rounds = []
-    for log in game.rounds:
+    for index, log in enumerate(game.rounds):
         entry: dict[str, Any] = {"captain": log.captain, "layouts": log.layouts}
         if log.removed:
             entry["removed"] = [flip_name(code) for code in log.removed]
         entry["deck"] = [flip_name(code) for code in log.deck]
         if log.reshuffles:
             entry["reshuffles"] = [[flip_name(code) for code in order] for order in log.reshuffles]
-        entry["turns"] = [turn_json(turn, game.rules) for turn in log.turns]
+        entry["turns"] = [turn_json(turn, game.rules.for_round(index)) for turn in log.turns]
         rounds.append(entry)
     record = {"format": FORMAT, "rules": game.rules.to_json(), "seed": game.seed, "players": players, "rounds": rounds}
     if extra:
@@ -122,6 +122,11 @@ def read_rules(data: dict) -> Rules:
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
         raise RecordError("rules.variants must be a list of names")
     kwargs: dict[str, Any] = {"variants": frozenset(variants)}
+    if "variant_rounds" in raw:  # optional: variants that apply to some rounds only
+        limited = raw["variant_rounds"]
+        if not isinstance(limited, dict) or not all(isinstance(v, list) for v in limited.values()):
+            raise RecordError("rules.variant_rounds must map variant names to lists of round numbers")
+        kwargs["variant_rounds"] = limited
     for key in ("max_by", "captain"):
         if key in raw:
             kwargs[key] = raw[key]
@@ -226,7 +231,7 @@ def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
 
     if not isinstance(turn, dict):
         raise fail("a turn must be an object")
-    two = game.rules.has(TWO_FLIPS)
+    two = game.round_rules.has(TWO_FLIPS)
     try:
         if two:
             flips = turn.get("flips")

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static
 
 from ..errors import RulesError
 from ..i18n import t
-from ..rules import ARTISTS_PACK, VARIANTS, Rules
+from ..rules import ARTISTS_PACK, VARIANTS, Rules, rules_with_variants
 from .bots import DIFFICULTY_NAMES, installed_bots
 from .controller import TurnController
 from .options import BOT_NAMES, SeatSpec
@@ -138,6 +138,9 @@ class SetupScreen(Screen):
             yield Label(t("setup.variants"), classes="heading")
             for name in SETUP_VARIANTS:
                 yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            with Horizontal(classes="setup-row"):  # NAME:ROUNDS, like --variant (a name here needs no tick)
+                yield Label(t("setup.variant_rounds"), classes="setup-label")
+                yield Input(placeholder=t("setup.variant_rounds_hint"), max_length=80, id="variant-rounds")
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.seed"), classes="setup-label")
                 yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
@@ -188,11 +191,13 @@ class SetupScreen(Screen):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
-        variants = {name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value}
-        rules = Rules(
+        limited = self.query_one("#variant-rounds", Input).value.split()  # "competition:3 surprises:1,2"
+        named = {spec.partition(":")[0].strip().lower() for spec in limited}
+        ticked = [name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value]
+        rules = rules_with_variants(
+            [name for name in ticked if name not in named] + limited,
             max_by=str(self.query_one("#max-by", Select).value),
             captain=str(self.query_one("#captain", Select).value),
-            variants=frozenset(variants),
         )
         rules.check_players(len(seats))
         seed_text = self.query_one("#seed", Input).value.strip()

@@ -45,8 +45,9 @@ def add_parser(sub) -> None:
                         help='pass-and-play: several humans at one keyboard, e.g. --humans "Ann,Ben" (with --bots N)')
     parser.add_argument("--no-handover", action="store_true",
                         help="pass-and-play without the hand-over screen between humans")
-    parser.add_argument("--variant", action="append", default=[], metavar="NAME",
-                        choices=[v for v in VARIANTS if v != ARTISTS_PACK], help="a variant (repeatable)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME[:ROUNDS]",
+                        help="a variant, in every round or only in some: competition:3, surprises:1,2 (repeatable; "
+                        + ", ".join(v for v in VARIANTS if v != ARTISTS_PACK) + ")")
     parser.add_argument("--max-by", choices=MAX_BY, default="number", help="what Max moves")
     parser.add_argument("--captain", choices=CAPTAIN, default="rotate", help="who is Captain each round")
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
@@ -61,13 +62,15 @@ def fail(message: str) -> int:
 def build_options(args):
     """AppOptions from the command line; raises ValueError with one line for bad input."""
     from ..errors import RulesError
-    from ..rules import Rules
+    from ..rules import rules_with_variants
     from ..app.options import AppOptions, quick_seats
 
     try:
-        rules = Rules(max_by=args.max_by, captain=args.captain, variants=frozenset(args.variant))
+        rules = rules_with_variants(args.variant, max_by=args.max_by, captain=args.captain)
     except RulesError as err:
         raise ValueError(str(err)) from None
+    if rules.has(ARTISTS_PACK):  # it only means more seats; the app seats up to 7 players
+        raise ValueError("the artists-pack variant is for 8-9 players; the app seats 2-7 (use arena)")
     seats = None
     if args.humans is not None:
         seats = table_from_humans(args)
