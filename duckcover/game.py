@@ -605,8 +605,8 @@ class Game:
         game._history, game._previous = view.history, previous  # view.history is log.turns as a tuple
         game._single = any(len(grid) == 1 for grid in game._grids)
         game.phase = view.phase
+        game._flips, game._call = view.flips, view.call  # at FLIP: the last turn's, as the view shows
         if view.phase is not FLIP:
-            game._flips, game._call = view.flips, view.call
             game._all_options()
         game._version += 1
         return game
