@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
-from .errors import IllegalMoveError, RulesError
+from .errors import IllegalMoveError, Refusal, RulesError
 from .grid import Cell, Stack, cover_targets, duck_targets, is_cell, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
@@ -745,36 +745,37 @@ def illegal_reason(
             if option is card or (type(card) is Card and option == card):
                 if type(to) is tuple and len(to) == 2 and type(to[0]) is int and type(to[1]) is int:
                     return why_illegal(grid, origin, to)  # (is_cell, inline: this runs for every move)
-                return f"{to!r} is not a cell"
+                return Refusal("not-a-cell", f"{to!r} is not a cell")
     if move is None:
         if not candidates:
             return None
         if phase is MOVE:
             card = candidates[0][0]
-            return f"card {card.number} is visible and must move (no pass)"
-        return "a choice is required"
+            return Refusal("no-pass", f"card {card.number} is visible and must move (no pass)", card=card.number)
+        return Refusal("choice-required", "a choice is required")
     if not isinstance(move, Move) or not isinstance(move.card, Card):
-        return f"{move!r} is not a move"
+        return Refusal("not-a-move", f"{move!r} is not a move")
     if not candidates:
         return _why_no_move(call, grid)
     origin = next((cell for card, cell in candidates if card == move.card), False)
     if origin is False:
         allowed = ", ".join(str(card.number) for card, _ in candidates)
-        return f"card {move.card.number} cannot move on this call (allowed: {allowed})"
+        return Refusal("card-not-called", f"card {move.card.number} cannot move on this call (allowed: {allowed})",
+                       card=move.card.number, allowed=tuple(card.number for card, _ in candidates))
     if phase is GIFT:
-        return None if move.to is None else "a gift names a card, not a destination"
+        return None if move.to is None else Refusal("gift-has-no-cell", "a gift names a card, not a destination")
     if not is_cell(move.to):
-        return f"{move.to!r} is not a cell"
+        return Refusal("not-a-cell", f"{move.to!r} is not a cell")
     return why_illegal(grid, origin, move.to)
 
 
 def _why_no_move(call: Call, grid) -> str:
     if call.kind == "dead":
-        return "the Repeat goes straight to the Discard area; nobody moves"
+        return Refusal("repeat-discarded", "the Repeat goes straight to the Discard area; nobody moves")
     numbers = [str(o) for o in call.options if o != MAX]
     if not numbers:
-        return "no duck may move on this Max (under Constraints, 1-3 only move when carried); null expected"
-    return f"card {' or '.join(numbers)} is covered; this player must quack (null)"
+        return Refusal("max-constraints", "no duck may move on this Max (under Constraints, 1-3 only move when carried); null expected")
+    return Refusal("must-quack", f"card {' or '.join(numbers)} is covered; this player must quack (null)", cards=tuple(numbers))
 
 
 def game_outcome(rules: Rules, totals: tuple[int, ...], last_stacks: tuple[int, ...]) -> GameOutcome:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from itertools import chain
 
 from .cards import Card
+from .errors import Refusal
 
 Cell = tuple[int, int]
 Stack = tuple[Card, ...]
@@ -74,20 +75,20 @@ def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:
 
     The one statement of the Cover and Duck rules. The engine checks every move of every
     turn with it, so a legal move returns after a dict lookup or two; only a refusal
-    builds its sentence.
+    builds its Refusal (English text, plus a code and values the app translates).
     """
     if to in grid:  # Cover: onto an orthogonally adjacent stack
         if origin is not None and to in _NEIGHBOURS[origin]:
             return None
         if to == origin:
-            return "a called card must move; it cannot stay where it is"
+            return Refusal("must-move", "a called card must move; it cannot stay where it is")
         if origin is None:
-            return f"a gift is placed by the Duck rule; {fmt_cell(to)} is occupied"
-        return f"cannot cover {fmt_cell(to)}: a cover goes onto an orthogonally adjacent stack"
+            return Refusal("gift-on-stack", f"a gift is placed by the Duck rule; {fmt_cell(to)} is occupied", cell=fmt_cell(to))
+        return Refusal("cover-not-adjacent", f"cannot cover {fmt_cell(to)}: a cover goes onto an orthogonally adjacent stack", cell=fmt_cell(to))
     for near in _NEIGHBOURS[to]:  # Duck: an empty cell beside one of the player's other stacks
         if near != origin and near in grid:
             return None
-    return f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks"
+    return Refusal("duck-not-touching", f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks", cell=fmt_cell(to))
 
 
 def sorted_stacks(grid: Grid) -> list[tuple[Cell, Stack]]:
