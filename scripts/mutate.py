@@ -122,9 +122,10 @@ MUTATIONS = [
 def copy_tree(target: Path) -> Path:
     """The package, the bots and the tests in `target`; returns the directory for PYTHONPATH."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "__snapshots__")
-    for folder in ("duckcover", "bots", "tests"):
+    for folder in ("duckcover", "bots", "tests", "docs"):  # some tests read the docs' examples
         shutil.copytree(ROOT / folder, target / folder, ignore=ignore)
-    shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, target / name)
     path = target / "path"  # `duckcover_bots` is the bots/ folder installed under another name
     path.mkdir()
     (path / "duckcover").symlink_to(target / "duckcover", target_is_directory=True)
