@@ -198,6 +198,15 @@ def test_low_blows_gift_is_one_of_the_two_lowest_value_visible_ducks():
         game.play([Move(card(0, 12), None), Move(card(1, 1), None), Move(card(2, 1), None)])
 
 
+def test_low_blows_gift_is_never_the_third_lowest_value():
+    # Under Competition every number is its own value: the two lowest are 1 and 2, never the 3.
+    game = new_game([STANDARD] * 3, rules("low-blows", "competition"))
+    game.flip(MAX)
+    assert sorted(c.number for c, _ in game.candidates(0)) == [1, 2]
+    with pytest.raises(IllegalMoveError):
+        game.play([Move(card(0, 3), None), Move(card(1, 1), None), Move(card(2, 1), None)])
+
+
 def test_low_blows_gift_goes_to_the_seat_on_the_left_and_is_placed_by_the_duck_rule():
     game, _ = _low_blows_gift_turn()
     game.play([Move(card(0, 1), None), Move(card(1, 2), None), Move(card(2, 3), None)])
