@@ -22,7 +22,7 @@ from .errors import IllegalMoveError, Refusal, RulesError
 from .grid import Cell, Stack, cover_targets, duck_targets, is_cell, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
-from .view import GridView, PlayerView, grid_view, seat_view, table_facts
+from .view import GridView, PlayerView, RoundFacts, TurnFacts, grid_view
 
 START_COLUMNS, START_ROWS = 4, 3
 START_CELLS = tuple((x, y) for y in range(START_ROWS) for x in range(START_COLUMNS))  # reading order
@@ -137,8 +137,8 @@ class Game:
         self._awaiting: tuple[int, ...] = ()
         self._round_scores: tuple[tuple[int, ...], ...] = ()
         self._version = 0  # bumped by every change, so views know when to rebuild
-        self._table: tuple = ()  # the fields every seat's PlayerView shares, as of _table_version
-        self._table_version = -1
+        self._turn_facts: TurnFacts | None = None  # what every seat's view of the turn shares, as of
+        self._turn_version = -1  # this version (see view())
         self._round_rules = self.rules.for_round(0)
         if start:
             self.start_round()
@@ -218,7 +218,9 @@ class Game:
         self._limit = rules.discard_limit(self.n)
         self._discards_end = TURN_CAP if self._limit is None else self._limit  # two-flips discards nothing
         self._turn_cap = TURN_CAP // (2 if self._two_flips else 1)  # the cap counts flips
-        self._last_round = index + 1 == self.rules.rounds()
+        self._round_index, self._rounds, self._captain = index, self.rules.rounds(), self.rounds[-1].captain
+        self._last_round = index + 1 == self._rounds
+        self._name_round_facts()
         self._history: tuple[Turn, ...] = ()
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
@@ -544,6 +546,7 @@ class Game:
         self.results.append(outcome)
         self._totals = tuple(total + score for total, score in zip(self._totals, scores))
         self._round_scores += (scores,)
+        self._name_round_facts()
         self.phase = GAME_OVER if last else ROUND_OVER
 
     # --- copies for search ---------------------------------------------------------------
@@ -614,34 +617,44 @@ class Game:
     # --- views --------------------------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
         """What `seat` sees at the table now (see duckcover.view.PlayerView)."""
-        if self._table_version != self._version:  # the shared fields, once per state
+        if self._turn_version != self._version:  # the turn's facts, once per state
             pile = self._pile
             grid_views = self._grid_views
             if None in grid_views:  # the grids changed since the last view
                 for index, grid in enumerate(self._grids):
                     if grid_views[index] is None:
                         grid_views[index] = grid_view(grid)
-            self._table, self._table_version = table_facts(
-                names=self.names,
-                rules=self._round_rules,
-                round_index=self.round_index,
-                rounds=self.rules.rounds(),
-                captain=self.captain,
+            turns = self._turns
+            if len(self._history) != len(turns):
+                self._history = tuple(turns)
+            self._turn_facts, self._turn_version = TurnFacts(
                 phase=self.phase,
                 call=self._call,
                 flips=self._flips,
                 grids=tuple(grid_views),
                 captain_pile_top=pile[-1] if pile else None,
                 discard=self._discard,
-                discard_limit=self._limit,
                 draw_size=len(self._draw),
-                totals=self._totals,
-                round_scores=self._round_scores,
-                history=self.history,
+                history=self._history,
             ), self._version
         received = self._received[seat]  # a stack only in the PLACE phase
-        return seat_view(
-            self._table, seat, self._candidates[seat], None if received is None else (received[-1], len(received))
+        # The order duckcover.view checks at import: seat, the round's facts, the turn's, the seat's own.
+        return _new_tuple(PlayerView, (
+            seat, *self._round_facts, *self._turn_facts, self._candidates[seat],
+            None if received is None else (received[-1], len(received)),
+        ))
+
+    def _name_round_facts(self) -> None:
+        """What every view of this round shares (again once the round's scores are in)."""
+        self._round_facts = RoundFacts(
+            names=self.names,
+            rules=self._round_rules,
+            round_index=self._round_index,
+            rounds=self._rounds,
+            captain=self._captain,
+            discard_limit=self._limit,
+            totals=self._totals,
+            round_scores=self._round_scores,
         )
 
 

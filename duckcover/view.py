@@ -100,22 +100,25 @@ def grid_view(grid) -> GridView:
 
 class PlayerView(NamedTuple):
     seat: int
+    # --- the same all round (until the round's scores are in) ---
     names: tuple[str, ...]
-    rules: Rules
+    rules: Rules  # the rules in force in this round (a variant may apply to some rounds only)
     round_index: int  # 0-based
     rounds: int
     captain: int
+    discard_limit: int | None
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    # --- the turn ---
     phase: Phase
     call: Call
     flips: tuple[int, ...]
     grids: tuple[GridView, ...]
     captain_pile_top: int | None
     discard: tuple[int, ...]
-    discard_limit: int | None
     draw_size: int
-    totals: tuple[int, ...]
-    round_scores: tuple[tuple[int, ...], ...]
     history: tuple[Turn, ...]
+    # --- this seat's ---
     candidates: tuple[tuple[Card, Cell | None], ...]  # the stacks this seat may move now
     received: tuple[Card, int] | None  # low blows: (top, height) of the gift to place
 
@@ -147,21 +150,12 @@ class PlayerView(NamedTuple):
 
 
 # --- building views ---------------------------------------------------------------------------
-# A PlayerView is the same for every seat but its first field and its last two. The engine
-# names the shared fields once per state (by keyword: a field added to PlayerView and not
-# given here fails at once) and then makes each seat's view from them in one tuple build.
-SEAT_FIELDS = ("seat", "candidates", "received")
-TABLE_FIELDS = PlayerView._fields[1:-2]
-assert (PlayerView._fields[0], *PlayerView._fields[-2:]) == SEAT_FIELDS, "seat_view's order"
-_new_tuple = tuple.__new__
-
-
-# The fields every seat shares, by name, in PlayerView's order: a field added to PlayerView
-# becomes a required argument here, so the engine cannot forget it.
-TableFacts = namedtuple("TableFacts", TABLE_FIELDS)
-table_facts = TableFacts  # called by keyword: table_facts(names=..., rules=..., ...)
-
-
-def seat_view(table: tuple, seat: int, candidates: tuple, received: tuple[Card, int] | None) -> PlayerView:
-    """One seat's PlayerView from the shared `table_facts(...)` and its own three fields."""
-    return _new_tuple(PlayerView, (seat, *table, candidates, received))
+# A PlayerView is (seat, *RoundFacts, *TurnFacts, candidates, received): Game.view builds it so.
+# The engine names the round's facts once a round and the turn's once a turn, by keyword: a
+# field added to PlayerView must be added to one of these lists (the assert below says so at
+# import), and then the engine cannot build a view without giving it.
+ROUND_FIELDS = ("names", "rules", "round_index", "rounds", "captain", "discard_limit", "totals", "round_scores")
+TURN_FIELDS = ("phase", "call", "flips", "grids", "captain_pile_top", "discard", "draw_size", "history")
+assert PlayerView._fields == ("seat", *ROUND_FIELDS, *TURN_FIELDS, "candidates", "received"), "update the lists"
+RoundFacts = namedtuple("RoundFacts", ROUND_FIELDS)  # RoundFacts(names=..., rules=..., ...)
+TurnFacts = namedtuple("TurnFacts", TURN_FIELDS)
