@@ -36,8 +36,11 @@ STEPS_PER_ROLLOUT = 24  # the work cap: budget x this many simulated seat moves 
 NOISE = 4096  # shared random numbers for the rollouts' random ducks (a power of two)
 MASK = NOISE - 1
 MAX_DUCKS = 4  # ducks kept for the search (see shortlist); None keeps them all
-# Rollouts per decision. Measured vs greedy (benchmarks/expert_strength.py, same deals):
-# 300 -> -10.4, 500 -> -11.6, 800 -> -11.8 points per game; 500 keeps the median near 30 ms.
+# Rollouts per decision. Measured vs greedy with the former tops-only simulator
+# (benchmarks/expert_strength.py, same deals): 300 -> -10.4, 500 -> -11.6, 800 -> -11.8 points
+# per game. On the engine the same budget plays at least as well (arena, 60 duplicate deals,
+# 2 v 2 against the simulator version: -0.7 points per game, 95% CI [-1.7, +0.3]) but a
+# rollout costs about 4x as much (decision p50 ~60 ms of CPU where it was ~15 ms).
 DEFAULT_BUDGET = 500
 
 FLIP, MOVE, GIFT, PLACE = Phase.FLIP, Phase.MOVE, Phase.GIFT, Phase.PLACE  # enum lookups are slow
