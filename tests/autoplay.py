@@ -15,29 +15,35 @@ from textual import events
 from duckcover.app.handover import HandoverScreen
 from duckcover.app.screens import GameOverScreen, RoundEndScreen
 from duckcover.app.table import SeatPanel, TableScreen
-from duckcover.app.widgets import DIRECTIONS, step_cursor
+from duckcover.app.widgets import DIRECTIONS, step_from_card
 from duckcover.grid import Cell
 
-Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, cursor) -> wanted cell
+Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, first offer) -> wanted cell
 
 
-def keys_to(cursor: Cell, target: Cell, targets: list[Cell]) -> list[str]:
-    """The shortest arrow-key sequence that moves the cursor from `cursor` to `target`."""
+def keys_to(cursor: Cell, target: Cell, targets: list[Cell], origin: Cell | None = None) -> list[str]:
+    """The shortest arrow-key sequence that moves the cursor from `cursor` to `target`
+    (`origin`: the moving card, where arrows go to its neighbours)."""
     seen, queue = {cursor: []}, deque([cursor])
     while queue:
         cell = queue.popleft()
         if cell == target:
             return seen[cell]
         for key, (dx, dy) in DIRECTIONS.items():
-            nxt = step_cursor(cell, targets, dx, dy)
+            nxt = step_from_card(cell, origin, targets, dx, dy)
             if nxt not in seen:
                 seen[nxt] = seen[cell] + [key]
                 queue.append(nxt)
     raise ValueError(f"cannot reach {target} from {cursor}")
 
 
+def nearest(targets: list[Cell], origin: Cell) -> Cell:
+    """The legal cell nearest to the moving card (ties: reading order)."""
+    return min(targets, key=lambda c: (abs(c[0] - origin[0]) + abs(c[1] - origin[1]), c[1], c[0]))
+
+
 def first_choice(table: TableScreen, marks: dict, cursor: Cell) -> Cell:
-    """Take whatever the cursor offers first."""
+    """Take the first offer: the cell under the cursor, or the legal cell nearest to the card."""
     return cursor
 
 
@@ -135,8 +141,9 @@ async def step(pilot, strategy: Strategy = first_choice) -> str:
         return "flip"
     grid = screen.query_one("#own-panel", SeatPanel).grid
     marks, cursor, stage = dict(grid.marks), grid.cursor, screen.stage
-    wanted = strategy(screen, marks, cursor)
-    await press(pilot, *keys_to(cursor, wanted, grid.targets), "enter")
+    offer = cursor if cursor in grid.targets else nearest(grid.targets, grid.origin)  # the card is no destination
+    wanted = strategy(screen, marks, offer)
+    await press(pilot, *keys_to(cursor, wanted, grid.targets, grid.origin), "enter")
     # The choice lands through a message: wait for it, so no key of ours reaches a later screen.
     await settle(pilot, lambda: progress(app) != before)
     return f"choose-{stage}"

@@ -11,6 +11,7 @@ from duckcover import i18n
 from duckcover.app import AppOptions, create_app, quick_seats
 from autoplay import settle, step, table_of
 from duckcover.app.screens import HelpScreen
+from duckcover.app.widgets import KeyBar
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +77,7 @@ async def test_the_table_is_translated(tmp_path, lang):
     async with app.run_test(size=(120, 40)) as pilot:
         table = await until_choosing(pilot)
         text = screen_text(app)
-        footer = " ".join(b.binding.description for b in app.screen.active_bindings.values())
+        footer = str(app.screen.query_one(KeyBar).render())
         missing = [word for word in TABLE_WORDS[lang] if word not in text + footer]
         assert missing == []
         # The log speaks the language too: the first line announces the round.

@@ -8,10 +8,9 @@ import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from autoplay import play_to_end, settle, step, table_of
-from duckcover.game import START_CELLS
 from duckcover.app.screens import GameOverScreen, winner_text
 from duckcover.cards import MAX, REPEAT
-from duckcover.game import Phase
+from duckcover.game import START_CELLS, Phase
 from duckcover.record import loads, replay
 from duckcover.rules import Rules
 from duckcover.storage import current_path, games_dir
@@ -39,7 +38,7 @@ def options(tmp_path, seed, bots=2, **kw):
 
 
 async def test_a_whole_game_by_keys_with_quack_max_repeat_and_an_outside_duck(tmp_path):
-    app = create_app(options(tmp_path, seed=5))
+    app = create_app(options(tmp_path, seed=74))
     async with app.run_test(size=(120, 40)) as pilot:
         actions = await play_to_end(pilot, duck_outside_once())
         game = app.controller.game
@@ -59,7 +58,7 @@ async def test_a_whole_game_by_keys_with_quack_max_repeat_and_an_outside_duck(tm
         # The human ducked outside the starting grid.
         assert f"{HUMAN} ducked" in log and "outside the starting grid" in log
         assert any(t.moves[0] is not None and t.moves[0].to not in START_CELLS for t in turns)
-        # Seed 5 ends in a tie on total decided by the fewest visible cards: the screen says why.
+        # Seed 74 ends in a tie on total decided by the fewest visible cards: the screen says why.
         outcome = game.outcome()
         assert outcome.decided_by == "fewest-cards"
         assert "tie-break" in winner_text(app.controller)
@@ -119,7 +118,7 @@ async def test_a_killed_game_resumes_identically(tmp_path):
         assert lines[0].startswith("Round 1: the cards are dealt")
         assert sum(line.startswith("Turn ") for line in lines[:at]) == game.turn_number
         log = table_of(resumed).query_one("#log")  # ... and shows its end, where play goes on
-        assert await settle(pilot, lambda: 0 < log.max_scroll_y == log.scroll_y)
+        assert await settle(pilot, lambda: 0 < log.top and log.at_end)
         action = await step(pilot)  # ... and the Captain (the human, round 1) flips the same card again
         assert action == "flip" and game.flips == flips and game.draw_size == draw
         await play_to_end(pilot)

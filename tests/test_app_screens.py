@@ -3,10 +3,11 @@ import os
 
 from duckcover.app import AppOptions, create_app, quick_seats
 from autoplay import keys_to, press, settle, step, table_of
-from duckcover.app.cards import compact_text, large_lines
+from duckcover.app.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, fitting_size, line_text
+from duckcover.app.glyphs import ASCII_GLYPHS as ASCII, UNICODE_GLYPHS as UNICODE
 from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
 from duckcover.app.table import TableScreen
-from duckcover.app.widgets import KeyBar, step_cursor
+from duckcover.app.widgets import KeyBar, step_cursor, step_from_card
 from duckcover.cards import CARDS
 from duckcover import storage
 
@@ -118,15 +119,39 @@ async def test_the_table_speaks_german(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         table = table_of(app)
-        assert "Kapitän" in str(table.query_one("#table-info").render())
+        assert "Kapitän" in str(table.query_one("#status").render())
         assert "Runde 1 beginnt." in table.log_lines
 
 
 def test_cards_show_family_letter_number_splashes_and_height():
     card = CARDS[1][12]
-    assert large_lines(card, 5, 3) == (" B  12 ", " *5 x3 ")
-    assert compact_text(card, 5, 1) == "B12*5  "
-    assert compact_text(CARDS[8][7], 3, 4) == "I 7*3x4"
+    assert [line.plain for line in card_lines(card, 5, 3, LARGE, UNICODE)] == [
+        "╭────x3─╮",
+        "│B      │",
+        "│  12   │",
+        "│ ●●●●● │",
+        "╰───────╯",
+    ]
+    assert [line.plain for line in card_lines(card, 0, 1, MEDIUM, ASCII, frame="moving", label="moving")] == [
+        "+=======+",
+        "HB    12H",
+        "H-      H",
+        "+moving=+",
+    ]
+    assert [line.plain for line in card_lines(card, 5, 2, SMALL, UNICODE, label="cover")] == [
+        "╭──x2─╮", "│B12●5│", "╰cover╯"]
+    assert line_text(card, 5, 1, "●") == "B12●5  "
+    assert line_text(CARDS[8][7], 3, 4, "o") == "I 7o3x4"
+    assert line_text(CARDS[8][7], 3, 11, "o") == "I7o3x11"
+
+
+def test_cards_take_the_largest_size_that_fits():
+    assert fitting_size(6, 5, 54, 25) is LARGE
+    assert fitting_size(6, 5, 54, 24) is MEDIUM
+    assert fitting_size(6, 5, 53, 25) is SMALL
+    assert fitting_size(6, 5, 48, 5).name == "line"
+    assert fitting_size(7, 5, 48, 5).name == "tiny"
+    assert fitting_size(6, 5, 54, 5, MARKED_SIZES).width == 9  # a marker and a gap beside 7 characters
 
 
 def test_the_cursor_moves_among_legal_cells_only():
@@ -166,11 +191,7 @@ async def test_keys_press_helper_reaches_the_grid(tmp_path):
             start = grid.cursor
             await pilot.press("right")
             assert grid.cursor in grid.targets
-            assert grid.cursor == keys_and_cell(start, grid.targets)
-
-
-def keys_and_cell(start, targets):
-    return step_cursor(start, targets, 1, 0)
+            assert grid.cursor == step_from_card(start, grid.origin, grid.targets, 1, 0)
 
 
 async def test_a_click_on_a_marked_cell_plays_it(tmp_path):
@@ -185,9 +206,8 @@ async def test_a_click_on_a_marked_cell_plays_it(tmp_path):
         await pilot.pause()  # the marked grid is laid out and drawn: click what is on screen
         grid = table.query_one("#own-grid")
         target = next(cell for cell, kind in grid.marks.items() if kind == "duck")
-        x0, y0, _, _ = grid.bounds()
-        width, height = grid.cell_size
+        region = grid.cell_region(target)
         turns = app.controller.game.turn_number
-        await pilot.click("#own-grid", offset=((target[0] - x0) * width + 2, (target[1] - y0) * height))
+        await pilot.click("#own-grid", offset=(region.x + 2, region.y + 1))
         await settle(pilot, lambda: app.controller.game.turn_number > turns)
         assert app.controller.game.last_turn.moves[0].to == target

@@ -31,7 +31,7 @@ async def log_at_its_end(pilot):
     """The log behind a modal scrolls to its last line after a refresh: wait for it, or the
     picture depends on timing."""
     log = table_of(pilot.app).query_one("#log")
-    assert await settle(pilot, lambda: log.scroll_y >= log.max_scroll_y)
+    assert await settle(pilot, lambda: log.at_end)
     await pilot.wait_for_scheduled_animations()
 
 
@@ -76,8 +76,8 @@ def test_table_seven_players(snap_compare, tmp_path, size):
     assert snap_compare(app, terminal_size=size, run_before=choosing)
 
 
-def test_table_whose_opponents_scroll(snap_compare, tmp_path):
-    """Six opponents above a marked grid: the opponents' area needs its scrollbar."""
+def test_table_seven_players_at_the_smallest_full_layout(snap_compare, tmp_path):
+    """Six opponents beside a marked grid at 120x34: every panel fits, nothing scrolls."""
     app = make(tmp_path, quick_seats(6, "Connie"), seed=5)
     assert snap_compare(app, terminal_size=(120, 34), run_before=choosing)
 

@@ -14,13 +14,16 @@ from ..i18n import t
 from ..rules import Rules
 from .bots import load_bot
 from .controller import TurnController
+from .glyphs import PlainKeys, adapt
+from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
+from .textual_compat import unbind
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
-class DuckCoverApp(App):
+class DuckCoverApp(PlainKeys, App):
     CSS_PATH = "duckcover.tcss"
     ENABLE_COMMAND_PALETTE = False
 
@@ -28,10 +31,17 @@ class DuckCoverApp(App):
         super().__init__()
         self.options = options
         self.controller: TurnController | None = None
-        self.bind("q", "request_quit", description=t("key.quit"))
-        self.bind("question_mark", "help", description=t("key.help"), key_display="?")
+        self.label_keys()
+        adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
+
+    def label_keys(self) -> None:
+        """The app-wide keys, labelled in the language of the moment (again after a change)."""
+        for key in ("q", "question_mark"):
+            unbind(self, key)
+        self.bind("q", "request_quit", description=t("key.quit"))
+        self.bind("question_mark", "help", description=t("key.help"), key_display="?")
 
     @property
     def data_root(self) -> Path | None:
@@ -67,27 +77,41 @@ class DuckCoverApp(App):
         else:
             self.theme = "textual-dark"
 
-    def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
-        return TurnController(game, seats, loader=load_bot)
+    def make_controller(self, game: Game, seats: list[SeatSpec], key: bytes | None = None,
+                        earlier_fallbacks: list | None = None) -> TurnController:
+        if self.controller is not None:
+            self.controller.close()  # the bots of the game left behind
+        return TurnController(game, seats, loader=load_bot, key=key, named_bots=self.options.named_bots,
+                              earlier_fallbacks=earlier_fallbacks or ())
 
     def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
-        game = Game([s.name for s in seats], rules, seed)
-        self.controller = self.make_controller(game, list(seats))
+        from ..harness import bot_key_for, new_bot_key, new_seed
+
+        # No seed given: 128 random bits (kept in the record), and a secret key for the bots'
+        # coin flips. A given seed reproduces the whole game, so the key then comes from it.
+        key = new_bot_key() if seed is None else bot_key_for(seed)
+        game = Game([s.name for s in seats], rules, new_seed() if seed is None else seed)
+        self.controller = self.make_controller(game, list(seats), key)
         self.save_game()
         self.show_table()
 
     def resume_game(self) -> None:
         from .. import storage
         from ..errors import DuckError
-        from ..record import RecordError, read_players
+        from ..harness import new_bot_key
+        from ..record import RecordError, read_bot_key, read_players
+        from ..safety import read_fallbacks
         from .passplay import read_sounds
         from .screens import TitleScreen
 
         try:
-            record = storage.load_current(self.data_root)
-            if record is None:
-                raise RecordError(t("notify.nothing_to_resume"))
-            game = storage.resume(record)
+            if self.options.resumed is not None:  # the command line has read and replayed it
+                (record, game), self.options.resumed = self.options.resumed, None
+            else:
+                record = storage.load_current(self.data_root)
+                if record is None:
+                    raise RecordError(t("notify.nothing_to_resume"))
+                game = storage.resume(record)
         except (RecordError, DuckError) as err:
             self.notify(str(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
@@ -95,7 +119,8 @@ class DuckCoverApp(App):
             return
         names, bots = read_players(record)
         sounds = read_sounds(record) + [None] * len(names)  # Madness: each player's own word
-        self.controller = self.make_controller(game, [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)])
+        seats = [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)]
+        self.controller = self.make_controller(game, seats, read_bot_key(record) or new_bot_key(), read_fallbacks(record))
         self.replace_main(TableScreen(self.controller, self.options, earlier=self.story_so_far(record, game)))
 
     @staticmethod
@@ -131,6 +156,68 @@ class DuckCoverApp(App):
 
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
+
+    # --- where the screens lead: they post messages, the app picks the next screen ------
+    def on_navigate(self, message: Navigate) -> None:
+        place = message.place
+        if place == "title":
+            self.go_title()
+        elif place == "setup":
+            self.open_setup()
+        elif place == "resume":
+            self.resume_game()
+        elif place == "rules":
+            self.action_help()
+        elif place == "quit":
+            self.exit()
+        elif place == "games":
+            from .games_screen import GamesScreen
+
+            self.push_screen(GamesScreen())
+        elif place == "statistics":
+            from .stats_screen import StatsScreen
+
+            self.push_screen(StatsScreen())
+        elif place == "settings":
+            from .settings_screen import SettingsScreen
+
+            self.push_screen(SettingsScreen())
+
+    def open_setup(self) -> None:
+        """The set-up for a new game, over the title (Back leads there), from anywhere."""
+        from .screens import SetupScreen, TitleScreen
+
+        if not isinstance(self.screen, TitleScreen):
+            self.go_title()
+        self.push_screen(SetupScreen())
+
+    def on_start_game(self, message: StartGame) -> None:
+        self.options.handover = message.handover
+        self.start_game(message.seats, message.rules, message.seed)
+
+    def on_settings_saved(self, message: SettingsSaved) -> None:
+        """New settings in force: colours, then the language. A new language relabels the keys
+        and builds the screen underneath again (every screen takes its words from `t()` when it
+        is built): the table of the game in progress (it carries on from the game itself, like
+        a resumed game), else the title."""
+        from .. import i18n
+        from .settings_screen import SettingsScreen
+
+        old_lang = i18n.language()
+        self.settings = message.settings
+        self.apply_theme()
+        i18n.set_language(message.settings.lang or self.options.lang or i18n.detect())
+        self.title = t("app.title")
+        self.label_keys()
+        self.notify(t("settings.saved"))
+        if i18n.language() == old_lang:
+            if isinstance(self.screen, SettingsScreen):
+                self.pop_screen()
+        elif self.controller and not self.controller.game.over and any(
+                isinstance(screen, TableScreen) for screen in self.screen_stack):
+            self.show_table()
+        else:
+            self.go_title()
 
     # --- saving -------------------------------------------------------------------------
     def save_game(self) -> None:
@@ -192,10 +279,13 @@ class DuckCoverApp(App):
         self.push_screen(QuitScreen(), answered)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.check_size()
+        # The event's size: this handler runs before the app takes the new size as its own
+        # (reading self.size here missed the first shrink below 80x24).
+        self.check_size(event.size)
 
-    def check_size(self) -> None:
-        small = self.size.width < MIN_WIDTH or self.size.height < MIN_HEIGHT
+    def check_size(self, size=None) -> None:
+        size = size or self.size
+        small = size.width < MIN_WIDTH or size.height < MIN_HEIGHT
         if small and self._too_small is None:
             from .screens import TooSmallScreen
 

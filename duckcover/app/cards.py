@@ -1,9 +1,26 @@
-"""Cards as Rich Text: family colour AND letter, number, splashes, stack height. ASCII only."""
+"""Cards drawn as cards: an outline, the family's colour AND letter, the number, the splashes
+as drops, and the stack's height. Each size is a fixed block of cells, so a grid of them is
+a grid of equal boxes that never run together.
+
+    LARGE (9x5)      MEDIUM (9x4)     SMALL (7x3)    LINE (8x1)
+    ╭─────x3╮        ╭─────x3╮        ╭──x3─╮         B12●3x3
+    │B      │        │B    12│        │B12●3│
+    │  12   │        │●●●    │        ╰cover╯
+    │ ●●●   │        ╰─cover─╯
+    ╰─cover─╯
+
+The height of a stack sits in the top edge, a word for the cell (cover, duck, moving...)
+in the bottom edge; LINE cells, with no edges, put a one-character marker before the card.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.style import Style
+from rich.text import Text
 
 from ..cards import Card
+from .glyphs import Box, Glyphs
 
 FAMILY_LETTERS = "ABCDEFGHI"
 # (text, background) per family: ANSI names, so 16-colour terminals and ansi themes work.
@@ -18,6 +35,41 @@ FAMILY_COLOURS = (
     ("bright_white", "bright_black"),
     ("black", "bright_magenta"),
 )
+CURSOR_STYLE = Style(color="bright_yellow", bold=True)
+MOVING_STYLE = Style(bold=True)
+COVER_STYLE = Style(color="bright_cyan", bold=True)
+DUCK_STYLE = Style(color="bright_green", bold=True)
+
+
+@dataclass(frozen=True)
+class CardSize:
+    name: str
+    width: int
+    height: int
+
+    @property
+    def boxed(self) -> bool:
+        return self.height >= 3
+
+
+LARGE = CardSize("large", 9, 5)
+MEDIUM = CardSize("medium", 9, 4)
+SMALL = CardSize("small", 7, 3)
+LINE = CardSize("line", 8, 1)  # a gap (or a marker) and 7 characters
+TINY = CardSize("tiny", 6, 1)
+SIZES = (LARGE, MEDIUM, SMALL, LINE, TINY)  # largest first
+# A grid with marks needs its marker column AND a gap, or a marked cell runs into the next.
+MARKED_LINE = CardSize("line", 9, 1)
+MARKED_TINY = CardSize("tiny", 7, 1)
+MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_TINY)
+
+
+def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES) -> CardSize:
+    """The largest card size that shows `columns` x `rows` cells in width x height."""
+    for size in sizes:
+        if columns * size.width <= width and rows * size.height <= height:
+            return size
+    return sizes[-1]
 
 
 def family_letter(family: int) -> str:
@@ -29,22 +81,100 @@ def card_style(card: Card) -> Style:
     return Style(color=fg, bgcolor=bg, bold=True)
 
 
-def large_lines(card: Card, splashes: int, height: int) -> tuple[str, str]:
-    """Two 7-character lines: ` B   12 ` over ` *5 x3 `."""
-    top = f" {family_letter(card.family)}  {card.number:>2} "
-    bottom = f" *{splashes}" + (f" x{height}" if height > 1 else "")
-    return top, f"{bottom:<7}"[:7]
+def drops(splashes: int, glyph: str) -> str:
+    """The splashes as a row of drops; none as a dash (a blank could be anything)."""
+    return glyph * splashes if splashes else "-"
 
 
-def compact_text(card: Card, splashes: int, height: int) -> str:
-    """One 7-character line: `B12*5x3`. A stack of ten or more drops the padding and then
-    the splashes rather than cutting its height short (`B 1*0x11`, `B12x10`)."""
+def line_text(card: Card, splashes: int, height: int, drop: str, width: int = 7) -> str:
+    """One line: `B12●3x2`. A tall stack drops the splashes rather than cut its height."""
     letter, height_text = family_letter(card.family), f"x{height}" if height > 1 else ""
     for text in (
-        f"{letter}{card.number:>2}*{splashes}{height_text}",
-        f"{letter}{card.number}*{splashes}{height_text}",
-        f"{letter}{card.number}{height_text}",
+        f"{letter}{card.number:>2}{drop}{splashes}{height_text}",
+        f"{letter}{card.number}{drop}{splashes}{height_text}",
+        f"{letter}{card.number:>2}{height_text}",
+        f"{letter}{card.number:>2}{drop}{splashes}",
     ):
-        if len(text) <= 7:
-            return f"{text:<7}"
-    return text[:7]
+        if len(text) <= width:
+            return f"{text:<{width}}"
+    return text[:width]
+
+
+def edge(left: str, fill: str, right: str, width: int, word: str = "", at: str = "center") -> str:
+    """A top or bottom edge with a word in it (cut to fit)."""
+    inner = width - 2
+    word = word[:inner]
+    if at == "right" and word:
+        middle = fill * (inner - len(word) - 1) + word + fill
+    else:
+        pad = inner - len(word)
+        middle = fill * (pad // 2) + word + fill * (pad - pad // 2)
+    return left + middle[:inner] + right
+
+
+def card_lines(card: Card, splashes: int, height: int, size: CardSize, glyphs: Glyphs, *,
+               frame: str = "plain", label: str = "", label_style: Style | None = None) -> list[Text]:
+    """The top card of a stack in `size` cells. frame: plain, cursor, moving or target."""
+    body = card_style(card)
+    if not size.boxed:
+        return [Text(line_text(card, splashes, height, glyphs.drop, size.width), style=body)]
+    at_cursor = frame.endswith("cursor")  # "cursor" or "<frame>+cursor"
+    frame = frame.removesuffix("+cursor").removesuffix("cursor") or "plain"
+    box: Box = {"moving": glyphs.moving}.get(frame, glyphs.plain)
+    # The outline is drawn on the card's own colour: a plain card is one run of one style
+    # per line, which keeps a full repaint of the table small over SSH.
+    outline = body + {"target": COVER_STYLE, "moving": MOVING_STYLE}.get(frame, Style())
+    ends, ends_style = (glyphs.cursor, body + CURSOR_STYLE) if at_cursor else (box, outline)
+    inner = size.width - 2
+    letter, number = family_letter(card.family), str(card.number)
+    if size is LARGE:
+        rows = [f"{letter:<{inner}}", f"{number:^{inner}}", f"{drops(splashes, glyphs.drop):^{inner}}"]
+    elif size is MEDIUM:
+        rows = [f"{letter}{number:>{inner - 1}}", f"{drops(splashes, glyphs.drop):<{inner}}"]
+    else:
+        rows = [line_text(card, splashes, 1, glyphs.drop, inner)]
+    stack = f"x{height}" if height > 1 else ""
+    top = Text(edge(ends.tl, ends.h, ends.tr, size.width, stack, at="right"), style=ends_style)
+    bottom = Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style)
+    if label:
+        bottom = labelled(bottom, label, ends_style if at_cursor else body + (label_style or Style()))
+    if outline == body:
+        middle = [Text(box.v + row[:inner] + box.v, style=body) for row in rows]
+    else:
+        middle = [Text(box.v, style=outline) + Text(row[:inner], style=body) + Text(box.v, style=outline)
+                  for row in rows]
+    return [top, *middle, bottom]
+
+
+def labelled(edge_text: Text, label: str, style: Style) -> Text:
+    """Write `label` into the middle of a bottom edge, in its own style."""
+    plain = edge_text.plain
+    inner = len(plain) - 2
+    word = label[:inner]
+    start = 1 + (inner - len(word)) // 2
+    if style == edge_text.style:  # one run of one style: fewer bytes to send
+        return Text(plain[:start] + word + plain[start + len(word):], style=style)
+    out = edge_text[:start]
+    out.append(word, style=style)
+    out.append_text(edge_text[start + len(word):])
+    return out
+
+
+def empty_lines(size: CardSize, glyphs: Glyphs, *, label: str = "", at_cursor: bool = False,
+                marker: str = " ") -> list[Text]:
+    """An empty cell; with a label (a legal duck), a dotted outline with the word inside."""
+    if not label:
+        return [Text(" " * size.width) for _ in range(size.height)]
+    style = DUCK_STYLE
+    if not size.boxed:
+        inner = size.width - 2
+        return [Text(marker, style=CURSOR_STYLE) + Text(f"{label[:inner]:^{inner}}", style=style) + Text(" ")]
+    box = glyphs.empty
+    ends, ends_style = (glyphs.cursor, CURSOR_STYLE) if at_cursor else (box, style)
+    inner = size.width - 2
+    lines = [Text(edge(ends.tl, ends.h, ends.tr, size.width), style=ends_style)]
+    for row in range(size.height - 2):
+        word = label[:inner] if row == (size.height - 2) // 2 else ""
+        lines.append(Text(box.v + f"{word:^{inner}}" + box.v, style=style))
+    lines.append(Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style))
+    return lines

@@ -4,6 +4,11 @@ It is not a widget. The table screen asks it what to do next; bots are asked (in
 threads) through `decide_bots`, humans through the UI with `submit`. Every choice is taken
 from a view built when the choice opened, and the joint move is played only when all seats
 have chosen, so nobody (human or bot) ever sees another seat's choice before the reveal.
+
+Bots play through the same Referee as in the arena (duckcover.safety): private views, every
+hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
+did not come with duckcover. The table calls `flip()` for the Captain's flip (so the bots hear
+of a new round) and `close()` when the game is left.
 """
 from __future__ import annotations
 
@@ -13,17 +18,19 @@ from typing import TYPE_CHECKING
 
 from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
-from ..game import START_CELLS, Game, Phase
-from ..grid import neighbours
+from ..game import CHOOSING, Game, Phase
 from ..i18n import t
 from ..moves import Move, Turn
 from ..rules import MADNESS, TWO_FLIPS
+from ..untrusted import NAME_MAX, shown
 from ..view import PlayerView
 from .options import SeatSpec
+from .telling import discard_words, gift_words, idle_words, move_words
 from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
     from ..bot import Bot
+    from ..safety import Referee
 
 # The record format, the bot harness and Madness's sounds are imported where they are used:
 # none of them is needed before the first frame of the table.
@@ -37,19 +44,51 @@ class Reveal:
 
 
 class TurnController:
+    """A table the screen plays at. This is the whole surface `TableScreen` uses, so a table
+    that lives elsewhere (on a server) implements the same:
+
+    - `game`: the state shown (read only: names, n, captain, phase, grid(seat), totals,
+      rules, pile, discard, draw_size, turn_number, round_index, history, last_turn,
+      results, over) and `seats` (name, bot, sound per seat), `humans`, `is_human(seat)`;
+    - the turn: `flip()`, `open_choice()`, `views` (seat -> the PlayerView it decides
+      from), `bot_seats()` + `decide_bots(seats)` (in a worker; results land in `chosen`),
+      `humans_to_ask()`, `submit(seat, move)`, `ready()`, `resolve()` -> `Reveal`,
+      `start_round()`, `load_errors` (lines to show);
+    - words: `call_text()`, `flip_label()`, `explain_flip(turns_before)`,
+      `quack_prompt(seat)`, `turn_lines(turn)`; and `record()` for saving.
+    """
+
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
-                 loader: Callable[[str, int], Bot] | None = None):
+                 loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,
+                 named_bots: Sequence[str] = (), earlier_fallbacks: Sequence = ()):
+        from ..harness import bot_key_for
+
         self.game = game
         self.seats = list(seats)
         # Bots load on first use, in the worker that asks them: finding installed bots scans
         # the package metadata, which the first frame of the table should not wait for.
         self.bots: list[Bot | None] = list(bots) if bots else [None] * game.n
         self.loader = loader
-        self.load_errors: list[str] = []
+        # The secret the bots' coin flips come from: kept in the record, never in a view.
+        self.key = key if key is not None else bot_key_for(game.seed)
+        # Specs the player named on the command line: the only files or module paths that may
+        # run. A saved game's labels run only as installed bots (they are text, not code).
+        self.named_bots = frozenset(named_bots)
+        self.load_errors: list[str] = []  # notices for the table (bots that cannot load or fail)
         self.views: dict[int, PlayerView] = {}
         self.chosen: dict[int, Move | None] = {}
         self.before: list[dict] = []
-        self.fallbacks: list[tuple[int, int, int, str]] = []  # (seat, round, turn, reason)
+        self.earlier_fallbacks = list(earlier_fallbacks)  # from the record of a resumed game
+        self.explained: set[str] = set()  # what the log has explained once already
+        self._referee: Referee | None = None
+        self._closed = False
+        self._early_hooks: list = []  # hooks called before the Referee exists: (hook, views, extra)
+        self._told: set[tuple[int, str]] = set()  # (seat, what) notices already given
+        self._fallback_seats: set[int] = set()  # seats whose move this turn was a fallback
+        self._announced_round = -1 if game.turn_number == 0 else game.round_index
+        self._hook("start_game")
+        if self._announced_round >= 0:  # resumed in the middle of a round
+            self._hook("start_round")
 
     # --- who is who -------------------------------------------------------------------------
     @property
@@ -64,11 +103,22 @@ class TurnController:
 
     def record(self) -> dict:
         from ..record import to_record
+        from ..safety import add_fallbacks
         from .passplay import add_sounds
 
-        return add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
+        record = add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
+        record["bot_key"] = self.key.hex()
+        return add_fallbacks(record, self.fallbacks)
+
+    @property
+    def fallbacks(self) -> list:
+        """Every fallback move of the game: Fallback(seat, round, turn, reason)."""
+        return self.earlier_fallbacks + (self._referee.fallbacks if self._referee else [])
 
     # --- a choice ---------------------------------------------------------------------------
+    def start_round(self) -> None:
+        self.game.start_round()
+
     def open_choice(self) -> None:
         """Fix the views every choosing seat decides from, before anyone's move applies."""
         game = self.game
@@ -83,29 +133,100 @@ class TurnController:
         return [seat for seat in self.views if self.is_human(seat) and seat not in self.chosen]
 
     def decide_bots(self, seats: Sequence[int]) -> dict[int, Move | None]:
-        """Runs in a worker thread: reads views and the game, changes nothing."""
-        from .bots import bot_decision
+        """Runs in a worker thread: the Referee asks the bots; the game is read, never changed."""
+        referee = self.referee()
+        before = len(referee.fallbacks)
+        moves = referee.decide(self.game, seats)
+        self._fallback_seats.update(f.seat for f in referee.fallbacks[before:])
+        self._tell_failures(referee)
+        return {seat: moves[seat] for seat in seats}
 
-        moves = {}
-        for seat in seats:
-            move, failure = bot_decision(self.bot(seat), self.views[seat], self.game.seed, self.game)
-            if failure:
-                self.fallbacks.append((seat, self.game.round_index, self.game.turn_number, failure))
-            moves[seat] = move
-        return moves
+    def referee(self) -> Referee:
+        """The Referee of this table, made (and the bots loaded) on first use, in a worker."""
+        if self._referee is None:
+            from ..harness import constructor_seed
+            from ..safety import Referee
 
-    def bot(self, seat: int) -> Bot:
-        """The seat's bot, loaded now if needed; a spec that cannot load gets a medium bot."""
-        bot = self.bots[seat]
-        if bot is None:
-            spec, seed = self.seats[seat].bot or "medium", self.game.seed + seat
-            try:
-                bot = self.loader(spec, seed)
-            except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
-                self.load_errors.append(t("notify.bot_load", spec=spec, error=str(err)))
-                bot = self.loader("medium", seed)
-            self.bots[seat] = bot
-        return bot
+            bots = [None if spec.human else (self.bots[seat] or self._load(seat, constructor_seed(self.key, seat)))
+                    for seat, spec in enumerate(self.seats)]
+            self.bots = bots
+            referee = Referee(bots, key=self.key)
+            for hook, views, extra in self._early_hooks:
+                referee.queue(hook, views, extra)
+            self._early_hooks = []
+            self._referee = referee
+        return self._referee
+
+    def _load(self, seat: int, seed: int):
+        """The seat's bot: the one its spec names if it may run here, else a medium bot (said once)."""
+        from ..plugins import is_installed
+        from ..untrusted import textual_escaped as escaped
+
+        spec = self.seats[seat].bot or "medium"
+        if not (is_installed(spec) or spec in self.named_bots):
+            name = escaped(self.game.names[seat])
+            self.load_errors.append(t("notify.bot_not_installed", spec=escaped(spec, 64), name=name))
+            spec = "medium"
+        if self.loader is None:
+            from .bots import load_bot
+
+            self.loader = load_bot
+        try:
+            return self.loader(spec, seed)
+        except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
+            self.load_errors.append(t("notify.bot_load", spec=escaped(spec, 64), error=escaped(err, 200)))
+            return self.loader("medium", seed)
+
+    def _tell_failures(self, referee: Referee) -> None:
+        """Once per bot: that it failed (and why), and what it printed, if it did. The notices are
+        Textual markup (the table shows them with notify): what a bot or a record wrote is escaped."""
+        from ..untrusted import textual_escaped as escaped
+
+        names = self.game.names
+        for seat, reason in list(referee.failures.items()):
+            if (seat, "failed") not in self._told:
+                self._told.add((seat, "failed"))
+                self.load_errors.append(t("notify.bot_failed_named", name=escaped(names[seat]), reason=escaped(reason, 120)))
+        for seat, spec in enumerate(self.seats):
+            if not spec.human and (seat, "printed") not in self._told:
+                printed = referee.output(seat)
+                if printed:
+                    self._told.add((seat, "printed"))
+                    self.load_errors.append(t("notify.bot_printed", name=escaped(names[seat]), text=escaped(printed, 200)))
+
+    # --- the bots' hooks ----------------------------------------------------------------------
+    def _hook(self, hook: str, extra: tuple = ()) -> None:
+        """Tell the bots (start_game, start_round, observe): they hear it before their next decision."""
+        if self._referee is not None:
+            self._referee.queue(hook, {seat: self.game.view(seat) for seat in range(self.game.n)}, extra)
+        elif any(not spec.human for spec in self.seats):
+            views = {seat: self.game.view(seat) for seat, spec in enumerate(self.seats) if not spec.human}
+            self._early_hooks.append((hook, views, extra))
+
+    def flip(self) -> None:
+        """The Captain flips (what the table calls): a round's first flip is told to the bots first."""
+        game = self.game
+        if self._announced_round != game.round_index:
+            self._announced_round = game.round_index
+            self._hook("start_round")
+        game.flip()
+        if game.phase not in CHOOSING and game.last_turn is not None:  # the turn resolved at the flip
+            self._hook("observe", (game.last_turn,))
+            self._after_turn()
+
+    def close(self) -> None:
+        """The game is left or over: the bots hear the last turn, then their processes end (in a
+        thread of its own: a bot may take up to its cut-off to answer)."""
+        referee = self._referee
+        if referee is not None and not self._closed:
+            import threading
+
+            self._closed = True
+            threading.Thread(target=referee.close, name="duckcover-bots-close", daemon=True).start()
+
+    def _after_turn(self) -> None:
+        if self.game.over:
+            self.close()
 
     def submit(self, seat: int, move: Move | None) -> None:
         view = self.views.get(seat)
@@ -135,7 +256,15 @@ class TurnController:
         self.views, self.chosen = {}, {}
         if phase is Phase.GIFT:
             return Reveal(self.gift_lines(moves), None)
-        return Reveal(self.turn_lines(turn), turn)
+        lines = self.turn_lines(turn) + self.fallback_lines()
+        self._hook("observe", (turn,))
+        self._after_turn()
+        return Reveal(lines, turn)
+
+    def fallback_lines(self) -> list[str]:
+        """One line per bot whose move this turn the Referee made (the log marks each one)."""
+        seats, self._fallback_seats = sorted(self._fallback_seats), set()
+        return [t("log.fallback", name=self.game.names[seat]) for seat in seats]
 
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:
@@ -162,11 +291,8 @@ class TurnController:
 
     def gift_lines(self, gifts: Sequence[Move | None]) -> list[str]:
         names = self.game.names
-        return [
-            t("log.gift", name=names[seat], card=gift.card.number, other=names[(seat + 1) % len(names)])
-            for seat, gift in enumerate(gifts)
-            if gift is not None
-        ]
+        return [gift_words(names[seat], str(gift.card.number), names[(seat + 1) % len(names)])
+                for seat, gift in enumerate(gifts) if gift is not None]
 
     def turn_lines(self, turn: Turn) -> list[str]:
         game = self.game
@@ -177,30 +303,23 @@ class TurnController:
         for seat, move in enumerate(turn.moves):
             name = game.names[seat]
             if move is None:
-                if game.round_rules.has(TWO_FLIPS) or placing:
-                    lines.append(t("log.nothing", name=name))
-                else:
-                    lines.append(t("log.quack", name=name, quack=self.quack_word(seat)))
-                continue
-            lines.append(self.move_line(seat, move, placing))
+                quacks = not (game.round_rules.has(TWO_FLIPS) or placing)
+                lines.append(idle_words(name, self.quack_word(seat) if quacks else None))
+            else:
+                lines.append(move_words(name, self.before[seat], move, placing))
         if turn.discarded:
-            lines.append(self.discard_line())
+            lines.append(discard_words(len(game.discard), game.round_rules.discard_limit(game.n)))
         return lines
 
-    def move_line(self, seat: int, move: Move, placing: bool) -> str:
-        name, grid = self.game.names[seat], self.before[seat]
-        origin = None if placing else next((c for c, s in grid.items() if s[-1] == move.card), None)
-        if move.to in grid:
-            return t("log.cover", name=name, card=move.card.number, target=grid[move.to][-1].number)
-        beside = [grid[c][-1].number for c in neighbours(move.to) if c in grid and c != origin]
-        outside = move.to not in START_CELLS
-        key = "log.place" if placing else ("log.duck_outside" if outside else "log.duck")
-        return t(key, name=name, card=move.card.number, target=beside[0] if beside else "?")
-
-    def discard_line(self) -> str:
+    def flip_line(self, turns_before: int) -> str:
+        """The log's line for the card just flipped (and who flipped it)."""
         game = self.game
-        count, limit = len(game.discard), game.rules.discard_limit(game.n)
-        return t("log.discarded", count=count, more=max(0, (limit or 0) - count))
+        return t("log.flip", round=game.round_index + 1, turn=turns_before + 1,
+                 name=shown(game.names[game.captain], NAME_MAX), card=self.flip_label())
+
+    def waiting_prompt(self) -> str:
+        """While the choices are being made: nobody waits for "the others" when every seat is a bot."""
+        return t("prompt.waiting") if self.humans else t("prompt.choosing")
 
     def call_text(self) -> str:
         """The current call in words, for the big display."""
@@ -223,7 +342,9 @@ class TurnController:
         if REPEAT in flips:
             again = [o for o in call.options]
             what = t("word.max") if again and again[-1] == MAX else (str(again[-1]) if again else "-")
-            parts.append(t("explain.repeat", call=what))
+            # Explained in full the first time; after that the log only says what is called again.
+            parts.append(t("explain.repeat_short" if "repeat" in self.explained else "explain.repeat", call=what))
+            self.explained.add("repeat")
         if MAX in flips or (call.kind == "move" and MAX in call.options):
             parts.append(t("explain.max_splashes") if game.rules.max_by == "splashes" else t("explain.max"))
         if game.round_rules.has(TWO_FLIPS) and len(call.options) > 1:

@@ -1,35 +1,136 @@
-"""The table: every grid, the middle of the table, the log, and the turn flow."""
+"""The table: every grid, the middle of the table, the log, and the turn flow.
+
+The screen's regions have fixed sizes, chosen from the terminal's size and the number of
+players only: a grid that grows, a longer log or a new call never moves anything else, and
+each grid draws the largest cards that fit its region.
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
+from math import ceil
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.binding import Binding
+from textual.containers import Container, Horizontal, Vertical
+from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import RichLog, Static
+from textual.widget import Widget
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
 from ..i18n import t
 from ..moves import Move
+from ..untrusted import NAME_MAX, shown, textual_escaped
+from .cards import CURSOR_STYLE, MOVING_STYLE, edge
 from .controller import Reveal, TurnController
+from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
-from .widgets import GridWidget, KeyBar
+from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
 from .words import bot_label, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
+HEAP_WIDTH = 8  # three heaps side by side in the side column
+
+
+class TurnState(StrEnum):
+    """Where the table is in a turn. The flow: flip -> choices -> reveal -> (round end) -> flip."""
+
+    IDLE = "idle"  # between turns: `advance` decides what comes next
+    AWAIT_FLIP = "await-flip"  # a human Captain is to flip
+    FLIPPING = "flipping"  # a bot Captain flips after a pause
+    CHOOSING = "choosing"  # choices are open; a human at the keyboard may be choosing
+    HANDOVER = "handover"  # pass-and-play: the table is hidden until the next human is ready
+    WAITING = "waiting"  # every human here has chosen; bots may still be thinking
+    RESOLVING = "resolving"  # the joint move is being played
+    PAUSE = "pause"  # the reveal stays on screen for a moment
+    ROUND_OVER = "round-over"  # the scorepad is up
+    GAME_OVER = "game-over"  # the game-over screen is up
+
+
+S = TurnState
+TRANSITIONS: dict[TurnState, frozenset[TurnState]] = {
+    S.IDLE: frozenset({S.AWAIT_FLIP, S.FLIPPING, S.CHOOSING, S.ROUND_OVER}),
+    S.AWAIT_FLIP: frozenset({S.CHOOSING, S.PAUSE}),
+    S.FLIPPING: frozenset({S.CHOOSING, S.PAUSE}),
+    S.CHOOSING: frozenset({S.CHOOSING, S.HANDOVER, S.WAITING}),
+    S.HANDOVER: frozenset({S.CHOOSING}),
+    S.WAITING: frozenset({S.RESOLVING}),
+    S.RESOLVING: frozenset({S.CHOOSING, S.PAUSE}),
+    S.PAUSE: frozenset({S.IDLE}),
+    S.ROUND_OVER: frozenset({S.IDLE, S.GAME_OVER}),
+    S.GAME_OVER: frozenset(),
+}
+
+
+class Stage(StrEnum):
+    """What the human choosing now is asked."""
+
+    NONE = ""
+    PICK = "pick"  # which of several called cards moves
+    DEST = "dest"  # where the moving card goes
+    GIFT = "gift"  # low blows: which duck to give away
+    PLACE = "place"  # low blows: where the received stack goes
+
+
+class SeatTitle(Widget):
+    """A seat's one-line header: name, Captain, this round's splashes and the game total.
+    It never wraps: what does not fit is dropped (bot, stacks) or cut (the name)."""
+
+    DEFAULT_CSS = "SeatTitle { height: 1; width: 1fr; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.parts: tuple = ()
+
+    def set_parts(self, name: str, who: str, captain: bool, stacks: int, now: int, total: int) -> None:
+        parts = (name, who, captain, stacks, now, total)
+        if parts == self.parts:
+            return
+        old, self.parts = self.parts, parts
+        width = self.size.width
+        if old and old[:3] == parts[:3] and self.line(old).cell_len == self.line(parts).cell_len:
+            # The same line but its numbers: repaint from the first character that differs.
+            was, now_text = self.line(old).plain, self.line(parts).plain
+            start = next((i for i, (a, b) in enumerate(zip(was, now_text)) if a != b), len(was))
+            self.refresh(Region(start, 0, max(1, width - start), 1))
+        else:
+            self.refresh()
+
+    def render(self) -> Text:
+        return self.line(self.parts) if self.parts else Text()
+
+    def line(self, parts: tuple) -> Text:
+        name, who, captain, stacks, now, total = parts
+        width = self.size.width
+        score = Text(" " + t("table.score", now=now, total=total))
+        tail = Text()
+        if captain:
+            tail.append(" " + t("word.captain"), style="bold reverse")
+        extras = [Text(f" ({who})", style="dim"), Text(" " + t("table.stacks", count=stacks), style="dim")]
+        head = Text(name, style="bold")
+        room = width - score.cell_len - tail.cell_len
+        if head.cell_len > room:
+            head.truncate(max(1, room), overflow="ellipsis")
+        line = head
+        for extra in extras:
+            if line.cell_len + extra.cell_len <= room:
+                line = line + extra
+        return line + tail + score
 
 
 class SeatPanel(Vertical):
-    """A player's name line and grid."""
+    """A player's header and grid."""
 
     def __init__(self, seat: int, large: bool, **kwargs) -> None:
         super().__init__(**kwargs)
         self.seat = seat
-        self.title = Static(classes="seat-title")
-        self.grid = GridWidget(seat, large=large, focusable=large, narrow=not large,
+        self.title = SeatTitle(classes="seat-title")
+        self.grid = GridWidget(seat, large=large, focusable=large, narrow=not large, fit=True, ring=large,
                                id="own-grid" if large else None)
 
     def compose(self) -> ComposeResult:
@@ -37,69 +138,129 @@ class SeatPanel(Vertical):
         yield self.grid
 
 
+class Heaps(Widget):
+    """The middle of the table as cards: the call, the Captain pile's top, the Discard area."""
+
+    DEFAULT_CSS = "Heaps { height: 6; width: 1fr; }"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.glyphs = glyphs()
+        self.faces: tuple = ()
+
+    def set_faces(self, faces: tuple[tuple[str, str, str], ...]) -> None:
+        """(label, face, note) per heap; an empty face draws an empty place."""
+        if faces != self.faces:
+            old, self.faces = self.faces, faces
+            if len(old) != len(faces):
+                self.refresh()
+                return
+            for index, (was, now) in enumerate(zip(old, faces)):  # only the rows that changed
+                if was != now:
+                    before, after = self.heap_rows(*was), self.heap_rows(*now)
+                    for row, (line_was, line_now) in enumerate(zip(before, after)):
+                        if line_was != line_now:
+                            self.refresh(Region(index * (HEAP_WIDTH + 1), row, HEAP_WIDTH, 1))
+
+    def heap_rows(self, label: str, face: str, note: str) -> list[tuple[str, bool]]:
+        """(text, is a card) per row: the label, then the card or an empty place."""
+        width, inner = HEAP_WIDTH, HEAP_WIDTH - 2
+        if not face:
+            box = self.glyphs.empty
+            rows = [edge(box.tl, box.h, box.tr, width), *[box.v + " " * inner + box.v] * 3,
+                    edge(box.bl, box.h, box.br, width)]
+        else:
+            box = self.glyphs.plain
+            rows = [edge(box.tl, box.h, box.tr, width), box.v + " " * inner + box.v,
+                    box.v + f"{face[:inner]:^{inner}}" + box.v, box.v + " " * inner + box.v,
+                    edge(box.bl, box.h, box.br, width, note)]
+        return [(f"{label[:width]:^{width}}", False)] + [(row, bool(face)) for row in rows]
+
+    def render(self) -> Text:
+        lines = [Text() for _ in range(6)]
+        for index, heap in enumerate(self.faces):
+            for line, (row, card) in zip(lines, self.heap_rows(*heap)):
+                if index:
+                    line.append(" ")
+                line.append(row, style=Style(bold=True) if card or line is lines[0] else Style(dim=True))
+        return Text("\n").join(lines)
+
+
 class TableScreen(Screen):
-    """One game at the table. The flow: flip -> choices -> reveal -> (round end) -> flip ..."""
+    """One game at the table, driven through a `TurnController`; its states are `TurnState`."""
 
     AUTO_FOCUS = "#own-grid"
+    # Descriptions are UI text keys: the footer translates them as it draws.
+    BINDINGS = [
+        Binding("space,f", "flip", "key.flip"),
+        Binding("t", "hint", "key.hint"),
+        Binding("o", "settings", "key.settings", show=False),  # listed in the help
+        Binding("escape", "back", "key.back"),
+        Binding("pageup", "log_scroll(-1)", show=False),
+        Binding("pagedown", "log_scroll(1)", show=False),
+    ]
 
     def __init__(self, controller: TurnController, options: AppOptions, earlier: Sequence[str] = ()) -> None:
         super().__init__()
         self.ctl = controller
         self.options = options
         self.earlier = list(earlier)  # a resumed game: its story so far, for the log
-        self.state = "idle"  # await-flip, choosing, waiting, pause, round-over, game-over
+        self.state = TurnState.IDLE
         self.chooser: int | None = None  # the human seat choosing now
-        self.stage = ""  # pick, dest, gift, place
+        self.stage = Stage.NONE
         self.picked = None  # (card, origin) being moved
         self.token = 0  # bumps per choice, so a stale worker's answer is ignored
         humans = controller.humans
         self.main_seat = humans[0] if humans else 0
         self.prompt_text = ""
+        self.explain_text = ""
         self._shown: dict = {}
         self.log_lines: list[str] = []
         self._bindings_key = None
-        self._bindings.bind("space,f", "flip", t("key.flip"))
-        self._bindings.bind("t", "hint", t("key.hint"))
-        self._bindings.bind("o", "settings", t("key.settings"), show=False)  # listed in the help
-        self._bindings.bind("escape", "back", t("key.back"))
-        self._bindings.bind("pageup", "log_scroll(-1)", show=False)
-        self._bindings.bind("pagedown", "log_scroll(1)", show=False)
+        self.glyphs = glyphs()
+
+    def go(self, state: TurnState) -> None:
+        """Move to `state`; every allowed step is in TRANSITIONS."""
+        if state not in TRANSITIONS[self.state]:
+            raise RuntimeError(f"table: no transition from {self.state.value} to {state.value}")
+        self.state = state
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         # The layout is chosen before any widget exists, so each is styled once (a class set
         # on the screen later restyles every widget on it).
         self.set_class(self.is_small(), "-small")
+        self.set_class(self.glyphs is ASCII_GLYPHS, "-ascii")
         yield Static(id="status")
-        with Horizontal(id="top"):
-            with VerticalScroll(id="opponents"):
-                for seat in self.seat_order()[1:]:
-                    yield SeatPanel(seat, large=False, classes="opponent")
-            with VerticalScroll(id="middle"):
-                yield Static(id="call")
-                yield Static(id="explain")
+        opponents = Container(id="opponents")
+        self.size_opponents(opponents)
+        with Horizontal(id="table"):
+            with Container(id="left"):
+                with opponents:
+                    for seat in self.seat_order()[1:]:
+                        yield SeatPanel(seat, large=False, classes="opponent")
+                with Vertical(id="mine"):
+                    yield SeatPanel(self.main_seat, large=True, id="own-panel")
+                    yield Static(id="prompt")
+            with Vertical(id="side"):
+                yield Heaps(id="heaps")
                 yield Static(id="table-info")
-                yield Static(id="totals")
-        with Horizontal(id="bottom"):
-            with VerticalScroll(id="mine"):
-                yield SeatPanel(self.main_seat, large=True, id="own-panel")
-                yield Static(id="prompt")
-            yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=2000, min_width=16)
+                totals = Static(id="totals")
+                totals.styles.height = self.ctl.game.n + 1  # every player, whole
+                yield totals
+                yield TableLog(id="log")
         yield KeyBar()
+
+    def seat_name(self, seat: int) -> str:
+        """A player's name as the table shows it: names are untrusted (records, the network)."""
+        return shown(self.ctl.game.names[seat], NAME_MAX)
 
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
         return [(self.main_seat + i) % n for i in range(n)]
 
     def on_mount(self) -> None:
-        self.query_one("#log", RichLog).can_focus = False
-        self.apply_size()
         self.begin()  # the first frame is already interactive
-
-    def on_screen_suspend(self) -> None:
-        # A scorepad or the game-over screen now covers the table, and a covered screen gets
-        # no refresh of its own: pin the log to its last line as it stands behind the modal.
-        self.query_one("#log", RichLog).scroll_end(animate=False, immediate=True, x_axis=False)
 
     def begin(self) -> None:
         game = self.ctl.game
@@ -119,13 +280,26 @@ class TableScreen(Screen):
         return self.app.size.width < SMALL_WIDTH or self.app.size.height < SMALL_HEIGHT
 
     def apply_size(self) -> None:
+        """Fix the regions' sizes for this terminal size and number of players."""
         small = self.is_small()
         if small != self.has_class("-small"):
             self.set_class(small, "-small")
-            self.put("#status", self.status_text())
-        own = self.query_one("#own-panel", SeatPanel).grid
-        rows = own.bounds()[3] - own.bounds()[1] + 1
-        own.set_large(not small and rows <= 5)
+            self._shown.clear()
+            self.refresh_table()
+        self.size_opponents(self.query_one("#opponents"))
+
+    def size_opponents(self, opponents: Widget) -> None:
+        """Compact: the opponents in one or two columns above your grid, as tall as their
+        number needs; otherwise a column of equal panels."""
+        count = self.ctl.game.n - 1
+        if self.is_small():
+            columns = 1 if count <= 2 else 2
+            rows = ceil(count / columns)
+            opponents.styles.grid_size_columns = columns
+            opponents.styles.height = rows * (5 if rows <= 2 else 4)
+        else:
+            opponents.styles.grid_size_columns = 1
+            opponents.styles.height = "100%"
 
     # --- drawing ------------------------------------------------------------------------
     def refresh_table(self) -> None:
@@ -136,38 +310,37 @@ class TableScreen(Screen):
             marks, cursor = ({}, None)
             if seat == self.chooser and panel.id == "own-panel":
                 marks, cursor = self.marks_for_choice()
-            if panel.grid.cursor in marks and marks[panel.grid.cursor] != "called":
-                cursor = panel.grid.cursor  # keep the player's cursor across refreshes
-            panel.grid.show(self.grid_of(seat), splashes, marks, cursor)
-            title = self.seat_title(seat)
-            if self._shown.get(("title", seat)) != title.markup:
-                self._shown[("title", seat)] = title.markup
-                panel.title.update(title)
+                if panel.grid.cursor in marks:
+                    cursor = panel.grid.cursor  # keep the player's cursor across refreshes
+            grid = self.grid_of(seat)
+            panel.grid.show(grid, splashes, marks, cursor)
+            spec = self.ctl.seats[seat]
+            panel.title.set_parts(self.seat_name(seat), shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human"),
+                                  seat == game.captain, len(grid),
+                                  sum(game.rules.value(stack[-1].number) for stack in grid.values()),
+                                  game.totals[seat])
             if panel.has_class("-captain") != (seat == game.captain):
                 panel.set_class(seat == game.captain, "-captain")
         self.put("#status", self.status_text())
-        self.put("#call", self.call_display())
+        self.query_one("#heaps", Heaps).set_faces(self.heap_faces())
         self.put("#table-info", self.table_info())
         self.put("#totals", self.totals_text())
-        self.put("#prompt", self.prompt_text)
+        self.put("#prompt", self.prompt_display())
         self.update_bindings()
 
     def update_bindings(self) -> None:
         """Refresh the footer only when what the keys can do has changed."""
-        key = (self.state == "await-flip", self.check_action("back", ()), self.check_action("hint", ()))
+        key = (self.state, self.check_action("back", ()), self.check_action("hint", ()))
         if key != self._bindings_key:
             self._bindings_key = key
             self.refresh_bindings()
 
     def put(self, selector: str, content) -> None:
-        """Update a Static only when its content changed (an update costs a layout pass)."""
+        """Update a Static only when its content changed."""
         key = content.markup if isinstance(content, Text) else content
         if self._shown.get(selector) != key:
             self._shown[selector] = key
-            widget = self.query_one(selector, Static)
-            widget.update(content)
-            if selector == "#explain":
-                widget.display = bool(key)  # no empty line in the middle of the table
+            self.query_one(selector, Static).update(content, layout=False)  # fixed sizes: no layout
 
     def grid_of(self, seat: int):
         """What the table shows of a seat: while it chooses, its grid before any move applies."""
@@ -176,50 +349,42 @@ class TableScreen(Screen):
             return ctl.views[seat].grid.cells
         return ctl.game.grid(seat)
 
-    def seat_title(self, seat: int) -> Text:
-        game = self.ctl.game
-        text = Text()
-        text.append(game.names[seat], style="bold")
-        spec = self.ctl.seats[seat]
-        text.append(f" ({bot_label(spec.bot)})" if spec.bot else f" ({t('seat.human')})", style="dim")
-        if seat == game.captain:
-            text.append(f" [{t('word.captain')}]", style="bold yellow")
-        text.append(" " + t("table.stacks", count=game.stack_count(seat)))
-        text.append(", " + t("table.total", total=game.totals[seat]))
-        return text
-
     def status_text(self) -> Text:
         game = self.ctl.game
-        text = Text()
+        text = Text(no_wrap=True, overflow="ellipsis")
         small = self.has_class("-small")
         if small:  # the middle of the table folds into the status lines
-            text.append(" " + self.call_display().plain + " ", style="bold reverse")
-            text.append("  ")
+            text.append(" " + self.call_display() + " ", style="bold reverse")
         else:
             text.append(t("app.title"), style="bold")
         text.append("  " + t("table.round", round=game.round_index + 1, rounds=game.rules.rounds()))
         text.append("  " + t("table.flip_no", turn=game.turn_number + (1 if game.phase in CHOOSING else 0)))
-        text.append("  " + t("table.captain_is", name=game.names[game.captain]))
+        text.append("  " + t("table.captain_is", name=self.seat_name(game.captain)))
         variants = sorted(game.rules.variants)
         if variants:
             text.append("  [" + ", ".join(variant_label(v) for v in variants) + "]", style="dim")
-        if small:
+        if small:  # the count that ends the round first: it is never cut off
             pile, discard = game.pile, game.discard
             limit = game.rules.discard_limit(game.n)
-            text.append("\n" + t("table.short", draw=game.draw_size, pile=flip_word(pile[-1]) if pile else "-",
-                                  cards=" ".join(flip_word(c) for c in discard) or "-"))
+            text.append("\n")
             if limit is not None:
-                text.append(" | " + t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))),
+                text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + " | ",
                             style="bold")
+            text.append(t("table.short", draw=game.draw_size, pile=flip_word(pile[-1]) if pile else "-",
+                          cards=" ".join(flip_word(c) for c in discard) or "-"))
         return text
 
-    def call_display(self) -> Text:
+    def call_label(self) -> str:
+        """The call being played, else the last one (it stays until the next flip)."""
         game = self.ctl.game
-        if game.phase in CHOOSING or (game.history and game.phase is Phase.FLIP and self.state == "pause"):
-            label = self.ctl.call_text() if game.phase in CHOOSING else self.last_call_text()
-        else:
-            label = "-"
-        return Text(f"{t('table.call')}: {label}", style="bold", justify="center")
+        if game.phase in CHOOSING:
+            return self.ctl.call_text()
+        if game.history and game.phase is Phase.FLIP:
+            return self.last_call_text()
+        return ""
+
+    def call_display(self) -> str:
+        return f"{t('table.call')}: {self.call_label() or '-'}"
 
     def last_call_text(self) -> str:
         turn = self.ctl.game.last_turn
@@ -227,43 +392,64 @@ class TableScreen(Screen):
             return "-"
         return " + ".join(flip_word(code) for code in turn.flips)
 
+    def heap_faces(self) -> tuple[tuple[str, str, str], ...]:
+        game = self.ctl.game
+        pile, discard = game.pile, game.discard
+        limit = game.rules.discard_limit(game.n)
+        count = f"{len(discard)}/{limit}" if limit is not None else str(len(discard))
+        return ((t("table.call"), self.call_label(), ""),
+                (t("table.pile_short"), flip_word(pile[-1]) if pile else "", str(len(pile)) if pile else ""),
+                (t("table.discard_short"), flip_word(discard[-1]) if discard else "", count))
+
     def table_info(self) -> Text:
         game = self.ctl.game
         text = Text()
-        text.append(t("table.captain_is", name=game.names[game.captain]) + "\n")
-        text.append(t("table.draw", count=game.draw_size) + "\n")
-        pile = game.pile
-        text.append(t("table.pile_top", card=flip_word(pile[-1]) if pile else "-") + "\n")
         discard = game.discard
-        text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-") + "\n")
         limit = game.rules.discard_limit(game.n)
-        if limit is not None:
-            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))), style="bold")
+        if limit is not None:  # first: what ends the round is never cut off
+            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + "\n",
+                        style="bold")
+        text.append(t("table.draw", count=game.draw_size) + "\n")
+        text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-"))
         return text
 
     def totals_text(self) -> Text:
         game = self.ctl.game
-        text = Text(t("table.totals") + "\n", style="bold")
-        for seat, name in enumerate(game.names):
-            text.append(f"{name[:14]:<14} {game.totals[seat]:>4}\n", style="bold" if seat == self.main_seat else "")
+        text = Text(t("table.totals") + "\n", style="bold", no_wrap=True, overflow="ellipsis")
+        for seat in range(game.n):
+            text.append(f"{self.seat_name(seat):<16} {game.totals[seat]:>4}\n", style="bold" if seat == self.main_seat else "")
+        return text
+
+    def prompt_display(self) -> Text:
+        """The prompt, with the flip's explanation above it and, where cards have no edge to
+        write in, the legend of the markers below."""
+        text = Text()
+        if self.explain_text and self.ctl.game.phase in CHOOSING and not self.has_class("-small"):
+            text.append(self.explain_text + "\n", style="bold")
+        text.append(self.prompt_text, style="bold")
+        own = self.query_one("#own-panel", SeatPanel).grid
+        if self.chooser is not None and own.marks and not own.card_size().boxed:
+            text.append("\n")
+            text.append(CURSOR_MARKER, style=CURSOR_STYLE)
+            text.append(" " + t("legend.cursor") + "  ")
+            text.append(MARKERS["called"], style=MOVING_STYLE)
+            text.append(" " + t("mark.called") + "  " + MARKERS["cover"] + " " + t("mark.cover")
+                        + "  " + MARKERS["pick"] + " " + t("mark.pick"))
         return text
 
     def log_line(self, line: str | Text, bold: bool = False) -> None:
+        if isinstance(line, str):
+            line = shown(line)  # the lines quote names: printable text only
         self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
-        log = self.query_one("#log", RichLog)
-        # scroll_end=True: a line written before the log has a size is only laid out on its
-        # first resize (a resumed game writes its story then), and must scroll it there.
-        log.write(Text(line, style="bold") if isinstance(line, str) and bold else line, scroll_end=True)
-        # And scroll now, not only after the next refresh: a scorepad pushed right after must
-        # find the log at its last line (and screenshots must not depend on callback order).
-        log.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.query_one("#log", TableLog).write(Text(line, style="bold" if bold else "") if isinstance(line, str) else line)
 
     def set_prompt(self, text: str) -> None:
-        explain = self._shown.get("#explain")
-        if explain and self.has_class("-small") and self.ctl.game.phase in CHOOSING:
-            text = f"{explain}\n{text}"  # the middle of the table is folded away: say it here
         self.prompt_text = text
-        self.put("#prompt", text)
+        self.put("#prompt", self.prompt_display())
+
+    def set_explain(self, text: str) -> None:
+        self.explain_text = text
+        self.put("#prompt", self.prompt_display())
 
     # --- the flow -----------------------------------------------------------------------
     def later(self, callback, delay: float) -> None:
@@ -275,28 +461,29 @@ class TableScreen(Screen):
 
     def advance(self) -> None:
         game = self.ctl.game
-        if self.state in ("round-over", "game-over"):
+        if self.state in (TurnState.ROUND_OVER, TurnState.GAME_OVER):
             return
         if game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
             self.show_round_end()
             return
         if game.phase is Phase.FLIP:
             if self.ctl.is_human(game.captain) and not self.options.watch:
-                self.state = "await-flip"
+                self.go(TurnState.AWAIT_FLIP)
                 self.set_main_seat(game.captain)
                 self.refresh_table()
-                self.set_prompt(t("prompt.flip_named", name=game.names[game.captain])
+                self.set_prompt(t("prompt.flip_named", name=self.seat_name(game.captain))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
                 self.update_bindings()
             else:
-                self.state = "flipping"
-                self.set_prompt(t("prompt.captain_flips", name=game.names[game.captain]))
+                self.go(TurnState.FLIPPING)
+                if FLIP_PAUSE[self.options.speed] > 0:  # at speed instant it would flash by, unread
+                    self.set_prompt(t("prompt.captain_flips", name=self.seat_name(game.captain)))
                 self.later(self.do_flip, FLIP_PAUSE[self.options.speed])
             return
         self.start_choice()
 
     def action_flip(self) -> None:
-        if self.state == "await-flip":
+        if self.state is TurnState.AWAIT_FLIP:
             self.do_flip()
 
     def do_flip(self) -> None:
@@ -304,12 +491,10 @@ class TableScreen(Screen):
         if game.phase is not Phase.FLIP or not self.is_attached:
             return
         before = game.turn_number
-        game.flip()
-        label = self.ctl.flip_label()
-        self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
-                        name=game.names[game.captain], card=label), bold=True)
+        self.ctl.flip()
+        self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
-        self.put("#explain", explain or "")
+        self.set_explain(explain or "")
         if explain:
             self.log_line(explain)
         if game.phase in CHOOSING:
@@ -321,7 +506,7 @@ class TableScreen(Screen):
         ctl = self.ctl
         ctl.open_choice()
         self.token += 1
-        self.state = "choosing"
+        self.go(TurnState.CHOOSING)
         bots = ctl.bot_seats()
         if bots:
             self.run_worker(lambda: ctl.decide_bots(bots), name=f"bots-{self.token}", group="bots",
@@ -337,10 +522,10 @@ class TableScreen(Screen):
                 self.begin_human(pending[0])
             return
         self.chooser = None
-        self.stage = ""
+        self.stage = Stage.NONE
         quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
-        self.set_prompt(quack or t("prompt.waiting"))
-        self.state = "waiting"
+        self.set_prompt(quack or self.ctl.waiting_prompt())
+        self.go(TurnState.WAITING)
         self.refresh_table()
         self.maybe_resolve()
 
@@ -349,7 +534,7 @@ class TableScreen(Screen):
         if worker.group != "bots" or worker.name != f"bots-{self.token}":
             return
         while self.ctl.load_errors:
-            self.app.notify(self.ctl.load_errors.pop(0), severity="error")
+            self.app.notify(textual_escaped(self.ctl.load_errors.pop(0)), severity="error")  # names a plugin
         if event.state is WorkerState.SUCCESS:
             for seat, move in worker.result.items():
                 self.ctl.chosen[seat] = move
@@ -358,8 +543,8 @@ class TableScreen(Screen):
             self.app.notify(t("notify.bot_failed"), severity="error")
 
     def maybe_resolve(self) -> None:
-        if self.state == "waiting" and self.ctl.ready():
-            self.state = "resolving"
+        if self.state is TurnState.WAITING and self.ctl.ready():
+            self.go(TurnState.RESOLVING)
             reveal = self.ctl.resolve()
             if reveal.turn is None:  # low blows: the gifts are out, now everyone places
                 for line in reveal.lines:
@@ -372,26 +557,32 @@ class TableScreen(Screen):
         for line in reveal.lines:
             self.log_line("  " + line)
         self.chooser = None
-        self.state = "pause"
+        self.go(TurnState.PAUSE)
         self.app.save_game()
         self.refresh_table()
-        self.apply_size()
         self.later(self.after_pause, REVEAL_PAUSE[self.options.speed])
 
     def after_pause(self) -> None:
-        if self.state == "pause" and self.is_attached:
-            self.state = "idle"
+        if self.state is TurnState.PAUSE and self.is_attached:
+            self.go(TurnState.IDLE)
             self.advance()
 
     def show_round_end(self) -> None:
         from .screens import RoundEndScreen
 
         game = self.ctl.game
-        self.state = "round-over"
+        self.go(TurnState.ROUND_OVER)
         self.set_prompt("")
         self.refresh_table()
         outcome = game.results[-1]
         self.log_line(t("log.round_end", round=len(game.results), reason=t(f"reason.{outcome.reason}")), bold=True)
+        if self.options.watch and self.options.speed == "instant":
+            # Nobody could read a scorepad shown for an instant (and each costs two full
+            # repaints over SSH): the round's scores go to the log, the game goes on.
+            scores = ", ".join(f"{self.seat_name(seat)} {score:+d}" for seat, score in enumerate(outcome.scores))
+            self.log_line(t("log.round_scores", round=len(game.results), scores=scores))
+            self.call_later(self.after_round_end)
+            return
         # After the refresh, so the table behind the scorepad shows the round's last line.
         self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
                                 self.after_round_end)
@@ -401,16 +592,15 @@ class TableScreen(Screen):
         if game.over:
             from .screens import GameOverScreen
 
-            self.state = "game-over"
+            self.go(TurnState.GAME_OVER)
             self.app.push_screen(GameOverScreen(self.ctl))
             return
-        game.start_round()
+        self.ctl.start_round()
         self.app.save_game()
-        self.state = "idle"
+        self.go(TurnState.IDLE)
         self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
-        self.put("#explain", "")
+        self.set_explain("")
         self.refresh_table()
-        self.apply_size()
         self.advance()
 
     # --- a human's choice ---------------------------------------------------------------
@@ -423,8 +613,8 @@ class TableScreen(Screen):
         from .handover import HandoverScreen
 
         game = self.ctl.game
-        self.chooser, self.stage, self.picked = None, "", None
-        self.state = "handover"
+        self.chooser, self.stage, self.picked = None, Stage.NONE, None
+        self.go(TurnState.HANDOVER)
         self.app.clear_notifications()  # a hint notice for the last human must not reach the next
         self.set_prompt("")
         self.refresh_table()
@@ -433,10 +623,10 @@ class TableScreen(Screen):
         token = self.token
 
         def ready(_result=None) -> None:
-            if self.token == token and self.state == "handover" and self.is_attached:
+            if self.token == token and self.state is TurnState.HANDOVER and self.is_attached:
                 self.begin_human(seat)
 
-        self.app.push_screen(HandoverScreen(game.names[seat], where), ready)
+        self.app.push_screen(HandoverScreen(self.seat_name(seat), where), ready)
 
     def set_main_seat(self, seat: int) -> None:
         """Show `seat` as the large grid (pass-and-play: the human choosing now)."""
@@ -445,8 +635,9 @@ class TableScreen(Screen):
         self.main_seat = seat
         order = self.seat_order()
         panels = [self.query_one("#own-panel", SeatPanel), *self.query(".opponent").results(SeatPanel)]
-        for panel, shown in zip(panels, order):
-            panel.seat = panel.grid.seat = shown
+        for panel, seat in zip(panels, order):
+            panel.seat = panel.grid.seat = seat
+            panel.grid.kept = None  # another seat's grid: its own bounds
         self._shown.clear()
 
     def begin_human(self, seat: int) -> None:
@@ -455,21 +646,21 @@ class TableScreen(Screen):
         view = self.ctl.views[seat]
         self.picked = None
         if view.phase is Phase.GIFT:
-            self.stage = "gift"
-            left = view.names[(seat + 1) % view.players]
+            self.stage = Stage.GIFT
+            left = self.seat_name((seat + 1) % view.players)
             self.set_prompt(t("prompt.gift", name=left))
         elif view.phase is Phase.PLACE:
-            self.stage = "place"
+            self.stage = Stage.PLACE
             card, height = view.received
             self.set_prompt(t("prompt.place", card=f"{card.number} x{height}"))
         elif len(view.candidates) > 1:
-            self.stage = "pick"
+            self.stage = Stage.PICK
             self.set_prompt(t("prompt.pick", cards=", ".join(str(c.number) for c, _ in view.candidates)))
         else:
-            self.stage = "dest"
+            self.stage = Stage.DEST
             self.picked = view.candidates[0]
             self.set_prompt(t("prompt.move", card=self.picked[0].number))
-        self.state = "choosing"
+        self.go(TurnState.CHOOSING)
         own = self.query_one("#own-panel", SeatPanel)
         own.grid.cursor = None
         self.refresh_table()
@@ -479,39 +670,38 @@ class TableScreen(Screen):
         """Legal cells for the chooser now, and where the cursor starts."""
         view = self.ctl.views[self.chooser]
         marks: dict = {}
-        if self.stage in ("pick", "gift"):
+        if self.stage in (Stage.PICK, Stage.GIFT):
             for _card, cell in view.candidates:
                 marks[cell] = "pick"
             return marks, view.candidates[0][1]
-        if self.stage == "place":
+        if self.stage is Stage.PLACE:
             for move in view.legal_moves():
                 marks[move.to] = "duck"
             return marks, view.legal_moves()[0].to
         card, origin = self.picked
         marks[origin] = "called"
         grid = view.grid.cells
-        moves = [m for m in view.legal_moves() if m.card == card]
-        for move in moves:
-            marks[move.to] = "cover" if move.to in grid else "duck"
-        nearest = min(moves, key=lambda m: (abs(m.to[0] - origin[0]) + abs(m.to[1] - origin[1]), m.to[1], m.to[0]))
-        return marks, nearest.to
+        for move in view.legal_moves():
+            if move.card == card:
+                marks[move.to] = "cover" if move.to in grid else "duck"
+        return marks, origin  # the cursor starts on the moving card: arrows go from there
 
     def on_grid_widget_confirmed(self, message: GridWidget.Confirmed) -> None:
         if self.chooser is None or message.grid.seat != self.chooser:
             return
         view = self.ctl.views[self.chooser]
         cell = message.cell
-        if self.stage == "pick":
+        if self.stage is Stage.PICK:
             self.picked = next(item for item in view.candidates if item[1] == cell)
-            self.stage = "dest"
+            self.stage = Stage.DEST
             self.set_prompt(t("prompt.move", card=self.picked[0].number))
             message.grid.cursor = None
             self.refresh_table()
             return
-        if self.stage == "gift":
+        if self.stage is Stage.GIFT:
             card = next(c for c, at in view.candidates if at == cell)
             move = Move(card, None)
-        elif self.stage == "place":
+        elif self.stage is Stage.PLACE:
             move = Move(view.received[0], cell)
         else:
             move = Move(self.picked[0], cell)
@@ -523,8 +713,8 @@ class TableScreen(Screen):
         self.next_human()
 
     def action_back(self) -> None:
-        if self.stage == "dest" and self.chooser is not None and len(self.ctl.views[self.chooser].candidates) > 1:
-            self.stage = "pick"
+        if self.check_action("back", ()):
+            self.stage = Stage.PICK
             self.picked = None
             self.query_one("#own-panel", SeatPanel).grid.cursor = None
             view = self.ctl.views[self.chooser]
@@ -532,8 +722,7 @@ class TableScreen(Screen):
             self.refresh_table()
 
     def action_log_scroll(self, direction: int) -> None:
-        log = self.query_one("#log", RichLog)
-        (log.scroll_page_down if direction > 0 else log.scroll_page_up)()
+        self.query_one("#log", TableLog).page(direction)
 
     def action_settings(self) -> None:
         from .settings_screen import SettingsScreen
@@ -548,14 +737,14 @@ class TableScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "hint":  # a human is choosing and the settings allow hints
-            if self.state != "choosing" or self.chooser is None:
+            if self.state is not TurnState.CHOOSING or self.chooser is None:
                 return False  # decided without importing the hint (and expert) code
             from .hint import enabled
 
             return enabled(self.app)
         if action == "flip":
-            return self.state == "await-flip"
+            return self.state is TurnState.AWAIT_FLIP
         if action == "back":
-            return (self.stage == "dest" and self.chooser is not None
+            return (self.stage is Stage.DEST and self.chooser is not None
                     and len(self.ctl.views[self.chooser].candidates) > 1)
         return True

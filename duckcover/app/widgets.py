@@ -13,16 +13,25 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from .. import i18n
 from ..grid import Cell, Stack
 from ..i18n import t
-from .cards import card_style, compact_text, large_lines
+from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, CardSize, card_lines,
+                    empty_lines, fitting_size)
+from .glyphs import glyphs
 
 TARGET_KINDS = ("cover", "duck", "pick")
-CURSOR = Style(color="yellow", bold=True)
-DUCK_STYLE = Style(color="green", bold=True)
-COVER_STYLE = Style(color="cyan", bold=True)
 MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "called": "mark.called"}
+# LINE cells have no edge to write a word in: one marker character, explained by the legend.
+MARKERS = {"cover": "^", "pick": "?", "called": "="}
+CURSOR_MARKER = ">"
 DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+
+
+def described(description: str) -> str:
+    """A binding's description: a UI text key (translated when drawn, so a change of language
+    in the settings reaches the footer at once) or already words."""
+    return i18n.t(description) if description in i18n.catalogue(i18n.DEFAULT) else description
 
 
 def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
@@ -37,6 +46,18 @@ def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
         if best_score is None or score < best_score:
             best, best_score = cell, score
     return best
+
+
+def step_from_card(cursor: Cell, origin: Cell | None, targets: list[Cell], dx: int, dy: int) -> Cell:
+    """An arrow press while a card moves. From the card itself, its neighbour that way when
+    that is a legal destination (the cover, or the duck cell there); otherwise, and from
+    anywhere else, the nearest legal cell that way, the card itself included (to come back)."""
+    if origin is not None and cursor == origin:
+        beside = (origin[0] + dx, origin[1] + dy)
+        if beside in targets:
+            return beside
+    places = [*targets, origin] if origin is not None and origin not in targets else list(targets)
+    return step_cursor(cursor, places, dx, dy)
 
 
 class KeyBar(Widget):
@@ -90,7 +111,7 @@ class KeyBar(Widget):
             if not enabled:
                 item += Style(dim=True)
             label = Text.assemble((f" {self.app.get_key_display(binding)} ", item + key_style),
-                                  (f"{binding.description} ", item + description_style))
+                                  (f"{described(binding.description)} ", item + description_style))
             labels.append((label, binding, enabled))
         return labels
 
@@ -128,18 +149,26 @@ class KeyBar(Widget):
 
 
 class GridWidget(Widget):
-    """A player's grid. `marks` says which cells are legal (cover / duck / pick) and which
-    card is moving; the `cursor` moves among the legal ones only."""
+    """A player's grid of cards. `marks` says which cells are legal (cover / duck / pick) and
+    which card is moving ("called"); the `cursor` moves among the legal cells and the moving
+    card. With `fit`, the cards take the largest size that fits the widget's fixed region
+    (the region never depends on the grid, so nothing around it moves); with `ring`, the
+    grid keeps a ring of room around its cards, where duck cells appear during a choice.
+
+    A cursor move repaints the two cells it leaves and enters, nothing else."""
 
     BINDINGS = [
         Binding("left,h", "move('left')", show=False),
         Binding("right,l", "move('right')", show=False),
         Binding("up,k", "move('up')", show=False),
         Binding("down,j", "move('down')", show=False),
+        Binding("tab", "cycle(1)", show=False),
+        Binding("shift+tab", "cycle(-1)", show=False),
+        Binding("enter", "confirm", "key.confirm"),
     ]
     DEFAULT_CSS = "GridWidget { width: auto; height: auto; }"
 
-    cursor: reactive[Cell | None] = reactive(None)
+    cursor: reactive[Cell | None] = reactive(None, repaint=False)  # watch_cursor repaints two cells
 
     class Confirmed(Message):
         """Enter (or a click) on a legal cell."""
@@ -149,16 +178,20 @@ class GridWidget(Widget):
             self.grid, self.cell = grid, cell
 
     def __init__(self, seat: int, large: bool = False, focusable: bool = False, narrow: bool = False,
-                 **kwargs) -> None:
+                 fit: bool = False, ring: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.seat = seat
         self.large = large
-        self.narrow = narrow  # compact without the marker column: for grids nobody chooses in
+        self.narrow = narrow  # a grid nobody chooses in: no marker column to keep free
+        self.fit = fit
+        self.ring = ring
         self.can_focus = focusable
+        self.auto_links = False  # nothing here is a link: hovering must not repaint
+        self.glyphs = glyphs()
         self.cells: Mapping[Cell, Stack] = {}
         self.splashes: tuple[int, ...] = (0,) * 12
         self.marks: dict[Cell, str] = {}
-        self._bindings.bind("enter", "confirm", t("key.confirm"))
+        self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
 
     # --- state --------------------------------------------------------------------------
     def show(self, cells: Mapping[Cell, Stack], splashes, marks: dict[Cell, str] | None = None,
@@ -166,77 +199,178 @@ class GridWidget(Widget):
         marks = dict(marks or {})
         had_targets, old_bounds = bool(self.targets), self.bounds()
         if (cells, marks) == (self.cells, self.marks) and cursor == self.cursor:
-            return  # nothing changed: spare the layout pass
+            return  # nothing changed: spare the repaint
+        old_cells, old_marks, old_cursor, old_size = self.cells, self.marks, self.cursor, self.card_size()
         self.cells, self.splashes = cells, tuple(splashes)
         self.marks = marks
-        self.cursor = cursor if cursor in self.targets else None
-        self.refresh(layout=self.bounds() != old_bounds)
+        self.keep_bounds(len(old_cells))
+        self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
+        if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted:
+            self.refresh(layout=not self.fit)
+        else:  # the same place and size: repaint the cells that changed, not the grid
+            changed = {cell for cell in set(cells) | set(old_cells)
+                       if cells.get(cell) != old_cells.get(cell)}
+            changed |= {cell for cell in set(marks) | set(old_marks) if marks.get(cell) != old_marks.get(cell)}
+            changed |= {cell for cell in (old_cursor, self.cursor) if cell is not None}
+            if changed:
+                self.refresh(*(self.cell_region(cell) for cell in changed))
         if had_targets != bool(self.targets):
             self.refresh_bindings()
 
     def set_large(self, large: bool) -> None:
         if large != self.large:
             self.large = large
-            self.refresh(layout=True)
+            self.refresh(layout=not self.fit)
 
     @property
     def targets(self) -> list[Cell]:
+        """The legal cells, in reading order."""
         return sorted((c for c, kind in self.marks.items() if kind in TARGET_KINDS), key=lambda c: (c[1], c[0]))
 
+    @property
+    def origin(self) -> Cell | None:
+        """The card that must move, when the choice is where it goes."""
+        return next((c for c, kind in self.marks.items() if kind == "called"), None)
+
+    @property
+    def places(self) -> list[Cell]:
+        """Where the cursor may stand: the legal cells and the moving card."""
+        origin = self.origin
+        return self.targets + ([origin] if origin is not None else [])
+
     def bounds(self) -> tuple[int, int, int, int]:
+        """The cells drawn: (x0, y0, x1, y1)."""
+        if self.fit and self.kept is not None:
+            return self.kept
+        return self.cell_bounds()
+
+    def cell_bounds(self) -> tuple[int, int, int, int]:
         cells = list(self.cells) + list(self.marks)
         if not cells:
             return 0, 0, 0, 0
         xs, ys = [c[0] for c in cells], [c[1] for c in cells]
-        return min(xs), min(ys), max(xs), max(ys)
+        x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+        if self.ring:  # room for the duck cells of any choice: the grid never shifts for them
+            stacks = list(self.cells) or cells
+            x0, y0 = min(x0, min(c[0] for c in stacks) - 1), min(y0, min(c[1] for c in stacks) - 1)
+            x1, y1 = max(x1, max(c[0] for c in stacks) + 1), max(y1, max(c[1] for c in stacks) + 1)
+        return x0, y0, x1, y1
+
+    def keep_bounds(self, stacks_before: int) -> None:
+        """A fitted grid only grows within a round: cards that merge do not shrink and shift
+        it (a repaint of every card). A round deals every card again: fewer stacks than
+        before means the same round."""
+        bounds = self.cell_bounds()
+        if self.ring and self.kept is not None and len(self.cells) <= stacks_before:
+            kx0, ky0, kx1, ky1 = self.kept
+            x0, y0, x1, y1 = bounds
+            bounds = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
+        self.kept = bounds
+
+    def card_size(self) -> CardSize:
+        x0, y0, x1, y1 = self.bounds()
+        if self.fit:
+            sizes = MARKED_SIZES if self.large else SIZES[2:]
+            size = self.content_size
+            return fitting_size(x1 - x0 + 1, y1 - y0 + 1, size.width, size.height, sizes)
+        return LARGE if self.large else LINE
 
     @property
     def cell_size(self) -> tuple[int, int]:
-        if self.large:
-            return 9, 3
-        return (8, 1)
+        size = self.card_size()
+        return size.width, size.height
+
+    def origin_offset(self) -> tuple[int, int]:
+        """Where the first column and row are drawn: the grid is centred in a fitted region."""
+        if not self.fit:
+            return 0, 0
+        x0, y0, x1, y1 = self.bounds()
+        width, height = self.cell_size
+        size = self.content_size
+        return max(0, (size.width - (x1 - x0 + 1) * width) // 2), max(0, (size.height - (y1 - y0 + 1) * height) // 2)
+
+    def cell_region(self, cell: Cell) -> Region:
+        width, height = self.cell_size
+        x0, y0, _, _ = self.bounds()
+        ox, oy = self.origin_offset()
+        return Region(ox + (cell[0] - x0) * width, oy + (cell[1] - y0) * height, width, height)
+
+    def cursor_rows(self, cell: Cell) -> list[Region]:
+        """What the cursor changes in a cell: a boxed card's top and bottom edges; a line."""
+        region = self.cell_region(cell)
+        if region.height < 3:
+            return [region]
+        return [Region(region.x, region.y, region.width, 1), Region(region.x, region.bottom - 1, region.width, 1)]
 
     # --- keys and mouse -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("move", "confirm"):
+        if action in ("move", "cycle"):
+            return bool(self.targets)
+        if action == "confirm":
             return bool(self.targets)
         return True
 
     def action_move(self, direction: str) -> None:
-        targets = self.targets
-        if not targets:
+        if not self.targets:
             return
         if self.cursor is None:
-            self.cursor = targets[0]
+            self.cursor = self.origin or self.targets[0]
             return
-        self.cursor = step_cursor(self.cursor, targets, *DIRECTIONS[direction])
+        self.cursor = step_from_card(self.cursor, self.origin, self.targets, *DIRECTIONS[direction])
+
+    def cycle_order(self) -> list[Cell]:
+        """Every legal cell once: the covers first, then the ducks, each nearest to the moving
+        card first, then in reading order."""
+        origin = self.origin or (0, 0)
+
+        def rank(cell: Cell) -> tuple:
+            far = abs(cell[0] - origin[0]) + abs(cell[1] - origin[1])
+            return (self.marks[cell] != "cover", far, cell[1], cell[0])
+
+        return sorted(self.targets, key=rank)
+
+    def action_cycle(self, step: int) -> None:
+        order = self.cycle_order()
+        if not order:
+            return
+        if self.cursor in order:
+            self.cursor = order[(order.index(self.cursor) + step) % len(order)]
+        else:
+            self.cursor = order[0] if step > 0 else order[-1]
 
     def action_confirm(self) -> None:
-        if self.cursor is not None:
+        if self.cursor in self.targets:
             self.post_message(self.Confirmed(self, self.cursor))
+        elif self.targets:
+            self.app.bell()  # the moving card itself is not a destination
+
+    def cell_at(self, x: int, y: int) -> Cell:
+        width, height = self.cell_size
+        x0, y0, _, _ = self.bounds()
+        ox, oy = self.origin_offset()
+        return x0 + (x - ox) // width, y0 + (y - oy) // height
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        width, height = self.cell_size
-        x0, y0, _, _ = self.bounds()
-        cell = (x0 + offset.x // width, y0 + offset.y // height)
+        cell = self.cell_at(offset.x, offset.y)
         if cell in self.targets:
             self.cursor = cell
             self.post_message(self.Confirmed(self, cell))
 
-    def watch_cursor(self, cursor: Cell | None) -> None:
-        self.refresh()
-        if cursor is not None:
-            self.call_after_refresh(self._scroll_to, cursor)
+    def watch_cursor(self, old: Cell | None, new: Cell | None) -> None:
+        # Only the two cells change: repainting them alone keeps a key press to a few
+        # hundred bytes over SSH.
+        regions = [edge for cell in (old, new) if cell is not None for edge in self.cursor_rows(cell)]
+        if regions:
+            self.refresh(*regions)
+        if new is not None and not self.fit:
+            self.call_after_refresh(self._scroll_to, new)
 
     def _scroll_to(self, cell: Cell) -> None:
         """Keep the cursor on screen when the grid is larger than its scroll area."""
-        width, height = self.cell_size
-        x0, y0, _, _ = self.bounds()
-        region = self.content_region
-        target = Region(region.x + (cell[0] - x0) * width, region.y + (cell[1] - y0) * height, width, height)
+        target = self.cell_region(cell).translate(self.content_region.offset)
         for ancestor in self.ancestors:
             if isinstance(ancestor, ScrollableContainer):
                 offset = ancestor.scroll_offset - ancestor.content_region.offset
@@ -254,59 +388,107 @@ class GridWidget(Widget):
 
     def render(self) -> Text:
         x0, y0, x1, y1 = self.bounds()
-        rows = [self._row(y, x0, x1) for y in range(y0, y1 + 1)]
-        return Text("\n").join(line for row in rows for line in row)
+        size = self.card_size()
+        ox, oy = self.origin_offset()
+        lines = [Text() for _ in range(oy)]
+        for y in range(y0, y1 + 1):
+            row = [Text(" " * ox) for _ in range(size.height)]
+            for x in range(x0, x1 + 1):
+                for line, part in zip(row, self._cell((x, y), size)):
+                    line.append_text(part)
+            lines.extend(row)
+        return Text("\n").join(lines)
 
-    def _row(self, y: int, x0: int, x1: int) -> list[Text]:
-        lines = [Text() for _ in range(self.cell_size[1])]
-        for x in range(x0, x1 + 1):
-            parts = self._cell((x, y))
-            for line, part in zip(lines, parts):
-                line.append_text(part)
-        return lines
-
-    def _cell(self, cell: Cell) -> list[Text]:
+    def _cell(self, cell: Cell, size: CardSize) -> list[Text]:
         stack = self.cells.get(cell)
         mark = self.marks.get(cell)
         at_cursor = cell == self.cursor
-        if self.large:
-            return self._large(stack, mark, at_cursor)
-        return [self._compact(stack, mark, at_cursor)]
-
-    def _large(self, stack: Stack | None, mark: str | None, at_cursor: bool) -> list[Text]:
-        left, right = (">", "<") if at_cursor else (" ", " ")
-        if stack:
-            card = stack[-1]
-            top, bottom = large_lines(card, self.splashes[card.number - 1], len(stack))
-            style = card_style(card) + Style(reverse=True) if mark == "called" else card_style(card)
-            body = [Text(top, style=style), Text(bottom, style=style)]
-        elif mark == "duck":
-            body = [Text(" .   . ", style=DUCK_STYLE), Text(" .   . ", style=DUCK_STYLE)]
-        else:
-            body = [Text(" " * 7), Text(" " * 7)]
-        note = t(MARK_KEYS[mark])[:7].center(7) if mark else " " * 7
-        note_style = {"duck": DUCK_STYLE, "cover": COVER_STYLE}.get(mark or "", Style(bold=True))
+        word = t(MARK_KEYS[mark]) if mark else ""
+        if not stack:
+            marker = CURSOR_MARKER if at_cursor else " "
+            return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
+                               marker=marker)
+        card, splashes = stack[-1], self.splashes[stack[-1].number - 1]
+        if not size.boxed:
+            gap = 1 if size in MARKED_SIZES else 0
+            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1 - gap, 1), self.glyphs)[0]
+            if mark == "called":  # still marked when the cursor's marker stands before it
+                face.stylize(Style(underline=True))
+            return [self._line_marker(mark, at_cursor, size) + face + Text(" " * gap)]
+        frame = "moving" if mark == "called" else "target" if mark else "plain"
         if at_cursor:
-            note_style = note_style + Style(reverse=True)
-        lines = [Text(left, style=CURSOR) + b + Text(right, style=CURSOR) for b in body]
-        lines.append(Text(" ") + Text(note, style=note_style) + Text(" "))
-        return lines
+            frame += "+cursor"
+        label_style = {"cover": COVER_STYLE, "pick": COVER_STYLE, "called": MOVING_STYLE}.get(mark or "")
+        return card_lines(card, splashes, len(stack), size, self.glyphs, frame=frame, label=word,
+                          label_style=label_style)
 
-    def _compact(self, stack: Stack | None, mark: str | None, at_cursor: bool) -> Text:
-        sign = {"cover": "^", "duck": "+", "pick": "?", "called": "*"}.get(mark or "", " ")
-        marker = Text(">" if at_cursor else sign, style=CURSOR if at_cursor else Style(bold=True))
-        if self.narrow:
-            marker = Text(" ")  # no marks here, but a gap so neighbouring cards never run together
-        if stack:
-            card = stack[-1]
-            style = card_style(card)
-            if mark == "called" or at_cursor:
-                style += Style(reverse=True)
-            elif mark in ("cover", "pick"):
-                style += Style(underline=True)
-            return marker + Text(compact_text(card, self.splashes[card.number - 1], len(stack)), style=style)
-        if mark == "duck":
-            word = t("mark.duck")[:7].center(7)
-            style = DUCK_STYLE + Style(reverse=True) if at_cursor else DUCK_STYLE
-            return marker + Text(word, style=style)
-        return Text(" " * self.cell_size[0])
+    def _line_marker(self, mark: str | None, at_cursor: bool, size: CardSize) -> Text:
+        if at_cursor:
+            return Text(CURSOR_MARKER, style=CURSOR_STYLE)
+        if self.narrow and not mark:
+            return Text(" ")  # a gap, so neighbouring cards never run together
+        return Text(MARKERS.get(mark or "", " "), style=COVER_STYLE if mark != "called" else MOVING_STYLE)
+
+
+class TableLog(Widget):
+    """The table's log: wrapped lines, the newest at the bottom.
+
+    Cheap over SSH: a new line that fits below the last one repaints only itself; when the
+    log is full it jumps by half its height (one repaint per half page) rather than
+    scrolling, and so repainting every line, for each new line."""
+
+    DEFAULT_CSS = "TableLog { height: 1fr; }"
+    MAX_ENTRIES = 2000
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.auto_links = False
+        self.entries: list[Text] = []
+        self.wrapped: list[Text] = []
+        self.top = 0  # the first wrapped line shown
+        self.wrap_width = 0
+
+    @property
+    def at_end(self) -> bool:
+        """The last line is on screen."""
+        return len(self.wrapped) - self.top <= max(1, self.size.height)
+
+    def write(self, line: Text) -> None:
+        self.entries.append(line)
+        if len(self.entries) > self.MAX_ENTRIES:
+            del self.entries[: len(self.entries) - self.MAX_ENTRIES]
+            self.rewrap()
+            return
+        if not self.wrap_width:
+            return  # laid out on the first resize
+        start = len(self.wrapped)
+        self.wrapped.extend(self.wrap(line))
+        height = self.size.height
+        if len(self.wrapped) - self.top > height:
+            self.top = max(0, len(self.wrapped) - max(1, height // 2))
+            self.refresh()
+        else:
+            self.refresh(Region(0, start - self.top, self.size.width, len(self.wrapped) - start))
+
+    def wrap(self, line: Text) -> list[Text]:
+        return list(line.wrap(self.app.console, self.wrap_width)) or [Text()]
+
+    def rewrap(self) -> None:
+        self.wrap_width = self.size.width
+        self.wrapped = [part for entry in self.entries for part in self.wrap(entry)] if self.wrap_width else []
+        self.top = max(0, len(self.wrapped) - self.size.height)
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.rewrap()
+
+    def page(self, direction: int) -> None:
+        height = max(1, self.size.height)
+        last = max(0, len(self.wrapped) - height)
+        top = min(last, max(0, self.top + direction * height))
+        if top != self.top:
+            self.top = top
+            self.refresh()
+
+    def render(self) -> Text:
+        return Text("\n").join(self.wrapped[self.top:self.top + self.size.height])

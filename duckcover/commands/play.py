@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
 from ..rules import ARTISTS_PACK, CAPTAIN, MAX_BY, VARIANTS
 
@@ -90,7 +91,7 @@ def build_options(args):
     return AppOptions(
         seats=seats, rules=rules, seed=args.seed, speed=args.speed, lang=args.lang,
         mouse=not args.no_mouse, resume=args.resume, data_dir=args.data_dir, watch=args.watch,
-        handover=not args.no_handover,
+        handover=not args.no_handover, named_bots=(args.difficulty,),
     )
 
 
@@ -109,17 +110,23 @@ def table_from_humans(args):
 
 
 def check_bot(spec: str) -> str | None:
-    from ..plugins import BotLoadError, load_bot_class
+    """Why `spec` cannot play, or None. A bot that did not come with duckcover is tried in a
+    process of its own, where it will play: its code never runs in the app's process."""
+    from ..plugins import BotLoadError, is_builtin, load_bot_class
+    from ..sandbox import probe
 
     try:
-        load_bot_class(spec)
+        if is_builtin(spec):
+            load_bot_class(spec)
+        else:
+            probe(spec)
     except BotLoadError as err:
         return str(err)
     return None
 
 
 def run(args) -> int:
-    from ..i18n import detect, set_language
+    from ..i18n import detect, set_language, t
     from ..settings import load
 
     # Before the default seat names are chosen: --lang, else the saved settings, else the locale.
@@ -128,7 +135,7 @@ def run(args) -> int:
         options = build_options(args)
     except ValueError as err:
         return fail(str(err))
-    if options.seats:
+    if options.seats and args.difficulty not in DIFFICULTIES:  # the built-in ones ship with us
         problem = check_bot(args.difficulty)
         if problem:
             return fail(problem)
@@ -139,12 +146,14 @@ def run(args) -> int:
         try:
             record = storage.load_current(options.data_dir)
             if record is None:
-                from ..i18n import t
-
                 return fail(t("play.no_resume"))
-            replay(record)
+            # Replayed once, here (a broken save is refused before any screen); the app
+            # continues from this very game instead of reading and replaying it again.
+            options.resumed = (record, replay(record))
         except RecordError as err:
             return fail(f"cannot resume: {err}")
+    if not sys.stdout.isatty():
+        return fail(t("play.not_a_terminal"))  # not escape codes into a file
     from ..app import create_app
 
     app = create_app(options)
