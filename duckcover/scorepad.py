@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .game import Game
+from .untrusted import NAME_MAX, shown
 
 REASONS = {
     "single-stack": "a single stack",
@@ -26,7 +28,8 @@ def scorepad_table(game: Game) -> Table:
         for log in game.rounds:
             cells.append(f"{log.outcome.scores[seat]:+d}" if log.outcome else "…")
         mark = " (winner)" if seat in winners else ""
-        table.add_row(name + mark, *cells, str(game.totals[seat]))
+        # Names are untrusted: a Text cell is never read as markup; shown() makes it printable.
+        table.add_row(Text(shown(name, NAME_MAX) + mark), *cells, str(game.totals[seat]))
     return table
 
 
@@ -41,7 +44,7 @@ def describe_end(game: Game) -> list[str]:
     if outcome is None:
         lines.append("The game is not finished.")
     else:
-        names = " and ".join(game.names[s] for s in outcome.winners)
+        names = " and ".join(shown(game.names[s], NAME_MAX) for s in outcome.winners)
         why = {
             "score": "with the lowest total",
             "fewest-cards": "on the tie-break: fewest visible cards at the end",
@@ -56,4 +59,4 @@ def print_summary(game: Game, data: dict | None = None, console: Console | None 
     console = console or Console()
     console.print(scorepad_table(game))
     for line in describe_end(game):
-        console.print(line)
+        console.print(Text(line))  # a line may hold names: text, not markup

@@ -24,6 +24,7 @@ from ..i18n import t
 from ..moves import Move, Turn
 from ..record import read_players, replay
 from ..rules import TWO_FLIPS
+from ..untrusted import shown
 from .cards import family_letter
 from .passplay import read_sounds, sound_of
 from .widgets import GridWidget
@@ -345,7 +346,7 @@ class ReplayScreen(Screen):
         timeline, step = self.timeline, self.step
         text = Text(t("replay.title"), style="bold")
         if self.record_title:
-            text.append(f"  {self.record_title}")
+            text.append(f"  {shown(self.record_title, 80)}")
         if step is not None:
             rounds = timeline.rules.rounds()
             text.append("  " + t("replay.round", round=step.round_index + 1, rounds=rounds))

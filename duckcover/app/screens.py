@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static
 from ..errors import RulesError
 from ..i18n import t
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
+from ..untrusted import NAME_MAX, name_problem, shown
 from .bots import DIFFICULTY_NAMES, installed_bots
 from .controller import TurnController
 from .options import BOT_NAMES, SeatSpec
@@ -76,7 +77,14 @@ class TitleScreen(Screen):
         if choice == "new":
             self.app.push_screen(SetupScreen())
         elif choice == "resume":
-            self.app.resume_game()
+            from .. import storage
+
+            if len(storage.unfinished_paths(getattr(self.app, "data_root", None))) > 1:
+                from .games_screen import GamesScreen  # several: the player picks (most recent first)
+
+                self.app.push_screen(GamesScreen())
+            else:
+                self.app.resume_game()
         elif choice == "games":
             from .games_screen import GamesScreen
 
@@ -186,6 +194,9 @@ class SetupScreen(Screen):
         seats = []
         for seat in range(self.seat_count):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
+            problem = name_problem(name)
+            if problem:  # typed names are refused, not repaired (no control characters)
+                raise ValueError(t("setup.bad_name", number=seat + 1, problem=problem))
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
         variants = {name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value}
@@ -249,10 +260,12 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Button
 
+        from textual.content import Content
+
         with Vertical(id=self.box_id):
-            yield Static(self.question)
+            yield Static(Content(self.question))  # it may quote names: text, never markup
             if self.note:
-                yield Static(self.note, classes="dim")
+                yield Static(Content(self.note), classes="dim")
             with Horizontal(classes="buttons"):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button(self.no, id="no")
@@ -307,7 +320,7 @@ def scorepad(ctl: TurnController) -> Table:
         cells = [f"{result.scores[seat]:+d}" for result in game.results]
         cells += ["."] * (game.rules.rounds() - len(cells))
         label = f"{name} *" if seat in winners else name
-        table.add_row(label, *cells, str(game.totals[seat]))
+        table.add_row(plain(label), *cells, str(game.totals[seat]))
     return table
 
 
@@ -322,8 +335,13 @@ def round_table(ctl: TurnController) -> Table:
     table.add_column(t("score.score"), justify="right", style="bold")
     for seat, name in enumerate(game.names):
         sign = t("score.minus") if result.stacks[seat] == 1 else t("score.plus")
-        table.add_row(name, card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
+        table.add_row(plain(name), card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
     return table
+
+
+def plain(text: str) -> Text:
+    """A Rich table cell of untrusted text (a name): a `str` cell would be read as markup."""
+    return Text(shown(text, NAME_MAX + 2))
 
 
 class RoundEndScreen(ModalScreen):
