@@ -76,6 +76,13 @@ class DuckCoverApp(App):
         return TurnController(game, seats, loader=load_bot)
 
     def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
+        from dataclasses import replace
+
+        from ..untrusted import NAME_MAX, shown
+
+        # Whoever named the seats (the command line, the set-up screen, one day a network peer),
+        # a name at the table is printable and at most NAME_MAX characters.
+        seats = [replace(s, name=shown(s.name, NAME_MAX)) for s in seats]
         game = Game([s.name for s in seats], rules, seed)
         self.controller = self.make_controller(game, list(seats))
         if self.options.save:
