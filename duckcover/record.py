@@ -277,15 +277,16 @@ def _flip_list(raw: object, field: str, round_no: int) -> list[int]:
 
 def _check_reshuffles(game: Game, entry: dict, round_no: int) -> None:
     """`reshuffles` is what the seed dealt when the draw pile ran out: a record may omit it,
-    but the reshuffles it states must begin with those the engine dealt (a record cut short
-    by hand may state later ones too)."""
+    but one that states it must state what the engine dealt (while a round is being played,
+    a record cut short by hand may state later ones too)."""
     if "reshuffles" not in entry:
         return
     raw = entry["reshuffles"]
     if not isinstance(raw, list) or len(raw) > 1000:
         raise RecordError("reshuffles must be a list of draw orders, one per reshuffle", round_no)
     stated = [_flip_list(order, "reshuffles", round_no) for order in raw]
-    if stated[: len(game.round.reshuffles)] != game.round.reshuffles:
+    realized = game.round.reshuffles
+    if (stated if game.phase is Phase.ROUND_OVER or game.over else stated[: len(realized)]) != realized:
         raise RecordError("reshuffles do not match the deal the seed gives", round_no)
 
 

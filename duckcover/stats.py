@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .errors import DuckError
 from .paths import data_dir
-from .record import RecordError, read_file, replay, to_record
+from .record import RecordError, read_file, read_rules, replay, to_record
 
 SCHEMA_VERSION = 1
 DB_NAME = "stats.db"
@@ -298,6 +298,10 @@ def _finished_game(record: dict):
     if not isinstance(record, dict):
         raise StatsError("record refused: a record is a JSON object", RECORD)
     rules = record.get("rules")
+    try:
+        read_rules(record)  # the table as given must be sane, though it is not the one used
+    except RecordError as err:
+        raise StatsError(f"record refused: {err}", RECORD) from None
     if isinstance(rules, dict) and "splashes" in rules:
         from .cards import default_splashes
 
