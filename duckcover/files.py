@@ -75,12 +75,12 @@ def atomic_write(path: Path, text: str, durable: bool = False) -> None:
 LEFTOVER_AGE = 60.0  # seconds: a younger temporary file may be another instance's save in flight
 
 
-def remove_leftovers(folder: Path, now: float | None = None) -> int:
-    """Delete the `.*.tmp` files a killed process left in `folder`; how many were removed."""
+def remove_leftovers(folder: Path, now: float | None = None, pattern: str = ".*.tmp") -> int:
+    """Delete the temporary files a killed process left in `folder`; how many were removed."""
     now = time.time() if now is None else now
     removed = 0
     try:
-        candidates = list(folder.glob(".*.tmp"))
+        candidates = list(folder.glob(pattern))
     except OSError:
         return 0
     for path in candidates:

@@ -211,6 +211,7 @@ def clean(root: Path | None = None) -> None:
     folder = games_dir(root)
     for where in (folder, folder / FINISHED, folder.parent):
         remove_leftovers(where)
+    remove_leftovers(folder.parent, pattern="settings.json.tmp")  # what older versions left
     try:
         locks = list(folder.glob(".*.json.lock"))
     except OSError:
