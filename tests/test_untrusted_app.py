@@ -184,3 +184,17 @@ async def test_a_game_whose_round_has_just_ended_resumes(tmp_path, names):
     assert [p["name"] for p in saved["players"]] == [visible(name) for name in names]
     assert read_sounds(record)[0] == "[/]\\x1b[2J"  # a sound is read as printable text too
     assert "\\udce9" not in dumps(saved)
+
+
+async def test_the_set_up_screen_refuses_a_name_with_control_characters(tmp_path):
+    from duckcover.app.screens import SetupScreen
+
+    app = create_app(AppOptions(speed="instant", lang="en", data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.press("enter")  # New game
+        assert isinstance(app.screen, SetupScreen)
+        app.screen.query_one("#name-0").value = "\x1b[2JAnn"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen) and app.controller is None
+        assert "control characters" in screen_text(app)
