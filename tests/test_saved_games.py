@@ -15,14 +15,16 @@ import time
 import pytest
 
 from duckcover import stats, storage
-from duckcover.app import AppOptions, create_app, quick_seats
+from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from duckcover.app.app import DuckCoverApp
 from duckcover.app.autoplay import settle, step
+from duckcover.app.controller import TurnController
 from duckcover.app.games_screen import GamesScreen
 from duckcover.app.screens import TitleScreen
 from duckcover.app.table import TableScreen
 from duckcover.cli import build_parser
 from duckcover.commands import play
+from duckcover.record import replay
 from untrusted_payloads import finished_record
 
 
@@ -160,11 +162,16 @@ async def test_two_instances_on_one_data_directory(tmp_path):
 
 
 async def test_a_finished_game_leaves_no_unfinished_file_or_lock(tmp_path):
-    from duckcover.app.autoplay import play_to_end
-
     app = create_app(options(tmp_path, "Ann", seed=4))
     async with app.run_test(size=(120, 40)) as pilot:
-        await play_to_end(pilot)
+        await step(pilot)
+        playing = app.claim.path
+        assert storage.unfinished_paths(tmp_path) == [playing]
+        # The game ends (here: the record of a finished game takes its place) and is saved.
+        finished = replay(finished_record(["Ann", "Jackson"]))
+        app.controller = TurnController(finished, [SeatSpec("Ann"), SeatSpec("Jackson", "medium")])
+        app.save_game()
+        assert app.claim is None
     assert storage.unfinished_paths(tmp_path) == [] and len(storage.finished_paths(tmp_path)) == 1
     assert not list(storage.games_dir(tmp_path).glob(".*.lock"))
 
