@@ -97,7 +97,8 @@ async def key_times_ours(presses: int) -> list[float]:
     from pathlib import Path
 
     from duckcover.app import AppOptions, create_app, quick_seats
-    from duckcover.app.autoplay import settle, step, table_of
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from autoplay import settle, step, table_of  # test tooling: plays the app by keys
 
     app = create_app(AppOptions(seats=quick_seats(3, "You"), seed=1, speed="instant", lang="en",
                                 data_dir=Path(tempfile.mkdtemp()), save=False, stats=False))

@@ -10,7 +10,3 @@ DIFFICULTIES: dict[str, str] = {
     "hard": "expert",
 }
 
-
-def bot_for(difficulty: str) -> str:
-    """The bot spec behind a difficulty name (KeyError for an unknown name)."""
-    return DIFFICULTIES[difficulty]

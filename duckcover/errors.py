@@ -9,13 +9,27 @@ class ParseError(DuckError, ValueError):
     """The input cannot be read: malformed JSON, a missing field, an unknown name."""
 
 
+class Refusal(str):
+    """Why the rules refuse a move: the English sentence (records, logs and tests read it as a
+    plain str) with a stable `code` and its `params`, so a UI can say it in its own language
+    without the engine knowing any (the app's catalogues hold `refusal.<code>`)."""
+
+    def __new__(cls, code: str, text: str, **params: object) -> "Refusal":
+        refusal = super().__new__(cls, text)
+        refusal.code, refusal.params = code, params
+        return refusal
+
+
 class IllegalMoveError(DuckError, ValueError):
-    """The input reads fine but the rules forbid it in this position."""
+    """The input reads fine but the rules forbid it in this position. `code` and `params`
+    come from a `Refusal` message (None and {} for the engine's plain English ones)."""
 
     def __init__(self, message: str, seat: int | None = None):
         super().__init__(message)
         self.seat = seat
         self.reason = message
+        self.code: str | None = getattr(message, "code", None)
+        self.params: dict = getattr(message, "params", {})
 
 
 class RulesError(DuckError, ValueError):

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
-from .errors import IllegalMoveError, RulesError
+from .errors import IllegalMoveError, Refusal, RulesError
 from .grid import Cell, Stack, can_move, cover_targets, duck_targets, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
@@ -614,30 +614,31 @@ def illegal_reason(
             return None
         if phase is MOVE:
             card = candidates[0][0]
-            return f"card {card.number} is visible and must move (no pass)"
-        return "a choice is required"
+            return Refusal("no-pass", f"card {card.number} is visible and must move (no pass)", card=card.number)
+        return Refusal("choice-required", "a choice is required")
     if not isinstance(move, Move) or not isinstance(move.card, Card):
-        return f"{move!r} is not a move"
+        return Refusal("not-a-move", f"{move!r} is not a move")
     if not candidates:
         return _why_no_move(call, grid)
     origin = next((cell for card, cell in candidates if card == move.card), False)
     if origin is False:
         allowed = ", ".join(str(card.number) for card, _ in candidates)
-        return f"card {move.card.number} cannot move on this call (allowed: {allowed})"
+        return Refusal("card-not-called", f"card {move.card.number} cannot move on this call (allowed: {allowed})",
+                       card=move.card.number, allowed=tuple(card.number for card, _ in candidates))
     if phase is GIFT:
-        return None if move.to is None else "a gift names a card, not a destination"
+        return None if move.to is None else Refusal("gift-has-no-cell", "a gift names a card, not a destination")
     if not (isinstance(move.to, tuple) and len(move.to) == 2 and all(type(v) is int for v in move.to)):
-        return f"{move.to!r} is not a cell"
+        return Refusal("not-a-cell", f"{move.to!r} is not a cell")
     return why_illegal(grid, origin, move.to)
 
 
 def _why_no_move(call: Call, grid) -> str:
     if call.kind == "dead":
-        return "the Repeat goes straight to the Discard area; nobody moves"
+        return Refusal("repeat-discarded", "the Repeat goes straight to the Discard area; nobody moves")
     numbers = [str(o) for o in call.options if o != MAX]
     if not numbers:
-        return "no duck may move on this Max (under Constraints, 1-3 only move when carried); null expected"
-    return f"card {' or '.join(numbers)} is covered; this player must quack (null)"
+        return Refusal("max-constraints", "no duck may move on this Max (under Constraints, 1-3 only move when carried); null expected")
+    return Refusal("must-quack", f"card {' or '.join(numbers)} is covered; this player must quack (null)", cards=tuple(numbers))
 
 
 def game_outcome(rules: Rules, totals: tuple[int, ...], last_stacks: tuple[int, ...]) -> GameOutcome:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from itertools import chain
 
 from .cards import Card
+from .errors import Refusal
 
 Cell = tuple[int, int]
 Stack = tuple[Card, ...]
@@ -90,16 +91,16 @@ def can_move(grid: Grid, origin: Cell | None, to: Cell) -> bool:
 def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:
     """None if moving the stack at `origin` to `to` is a legal cover or duck, else the reason."""
     if to == origin:
-        return "a called card must move; it cannot stay where it is"
+        return Refusal("must-move", "a called card must move; it cannot stay where it is")
     if to in grid:
         if origin is None:
-            return f"a gift is placed by the Duck rule; {fmt_cell(to)} is occupied"
+            return Refusal("gift-on-stack", f"a gift is placed by the Duck rule; {fmt_cell(to)} is occupied", cell=fmt_cell(to))
         if is_cover(grid, origin, to):
             return None
-        return f"cannot cover {fmt_cell(to)}: a cover goes onto an orthogonally adjacent stack"
+        return Refusal("cover-not-adjacent", f"cannot cover {fmt_cell(to)}: a cover goes onto an orthogonally adjacent stack", cell=fmt_cell(to))
     if is_duck(grid, origin, to):
         return None
-    return f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks"
+    return Refusal("duck-not-touching", f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks", cell=fmt_cell(to))
 
 
 def sorted_stacks(grid: Grid) -> list[tuple[Cell, Stack]]:

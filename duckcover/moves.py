@@ -4,7 +4,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import NamedTuple
 
-from .cards import MAX, Card, flip_name
+from .cards import Card
 from .grid import Cell, fmt_cell
 
 
@@ -38,13 +38,6 @@ class Call(NamedTuple):
     kind: str
     options: tuple[int, ...] = ()
 
-    def describe(self) -> str:
-        if self.kind == "dead":
-            return "nothing to repeat"
-        if self.kind == "gift":
-            return "low blow: give a low duck to your left"
-        return " or ".join("Max" if o == MAX else str(o) for o in self.options)
-
 
 class Turn(NamedTuple):
     """One flip (two under two flips) and what every seat did: public knowledge."""
@@ -54,6 +47,3 @@ class Turn(NamedTuple):
     moves: tuple[Move | None, ...]
     gifts: tuple[Move | None, ...] | None = None  # low blows: by giver; moves are then the receivers' placements
     discarded: bool = False
-
-    def flip_label(self) -> str:
-        return " + ".join(flip_name(f) for f in self.flips)

@@ -1,4 +1,4 @@
-"""Game records (`duckcover-record/1`, ../shared/RECORD.md): write, read, re-check, summarise.
+"""Game records (`duckcover-record/1`, docs/record.md): write, read, re-check, summarise.
 
 Reading a record replays it through the engine, so every rule is checked in exactly one
 place. Extensions beyond the base format are documented in docs/record.md; all of them

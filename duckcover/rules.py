@@ -1,7 +1,7 @@
 """The rules a table agreed on before the game: options, variants and the numbers they imply.
 
-Everything here is a pure function of `Rules`; see ../shared/RULES.md (mirrored in
-docs/rules.md) for the reasoning behind each ruling.
+Everything here is a pure function of `Rules`; see docs/rules.md for the reasoning
+behind each ruling.
 """
 from __future__ import annotations
 

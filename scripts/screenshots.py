@@ -14,11 +14,12 @@ import tempfile
 from pathlib import Path
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
-from duckcover.app.autoplay import play_to_end, settle, step, table_of
 from duckcover.app.passplay import pass_and_play_seats
 from duckcover.app.screens import HelpScreen, RoundEndScreen, SetupScreen
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # playing by keys is test tooling: tests/autoplay.py
+from autoplay import play_to_end, settle, step, table_of  # noqa: E402
 
 
 async def choosing(pilot) -> None:

@@ -24,6 +24,13 @@ SPLASHES = (0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5)
 STANDARD = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
 
 
+def examples(n: int) -> int:
+    """A property's example count: `n` under the CI profile, scaled with the loaded one (conftest.py)."""
+    from hypothesis import settings
+
+    return max(1, n * settings().max_examples // 100)
+
+
 def rules(*variants: str, **options) -> Rules:
     return Rules(variants=frozenset(variants), splashes=packaged_splashes(), **options)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from duckcover.app import AppOptions, create_app, hint, quick_seats
-from duckcover.app.autoplay import settle, step, table_of
+from autoplay import settle, step, table_of
 from duckcover.settings import Settings, save
 
 

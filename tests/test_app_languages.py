@@ -9,7 +9,7 @@ import pytest
 
 from duckcover import i18n
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.autoplay import settle, step, table_of
+from autoplay import settle, step, table_of
 from duckcover.app.screens import HelpScreen
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app
-from duckcover.app.autoplay import play_to_end, press, settle, step, table_of
+from autoplay import play_to_end, press, settle, step, table_of
 from duckcover.app.handover import HandoverScreen
 from duckcover.app.passplay import pass_and_play_seats, read_sounds
 from duckcover.app.replay_viewer import build_timeline, quack_word

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
-from duckcover.app.autoplay import play_to_end, settle, step, table_of
-from duckcover.app.controller import START_CELLS
+from autoplay import play_to_end, settle, step, table_of
+from duckcover.game import START_CELLS
 from duckcover.app.screens import GameOverScreen, winner_text
 from duckcover.cards import MAX, REPEAT
 from duckcover.game import Phase
@@ -176,7 +177,8 @@ async def test_choices_under_the_variants_are_made_by_keys(tmp_path, variants, m
 CHILD = """
 import asyncio, json, pathlib, sys, time
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.autoplay import step, table_of
+sys.path.insert(0, sys.argv[2])  # the tests folder, for autoplay
+from autoplay import step, table_of
 async def main():
     app = create_app(AppOptions(seats=quick_seats(2, "Connie"), seed=1, speed="instant", lang="en",
                                 data_dir=pathlib.Path(sys.argv[1]), stats=False))
@@ -198,7 +200,7 @@ async def test_a_game_killed_with_sigkill_loses_nothing(tmp_path):
     import subprocess
     import sys
 
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), str(Path(__file__).parent)], stdout=subprocess.PIPE, text=True)
     try:
         seen = json.loads(child.stdout.readline())
     finally:

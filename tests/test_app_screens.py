@@ -2,7 +2,7 @@
 import os
 
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.autoplay import keys_to, press, settle, step, table_of
+from autoplay import keys_to, press, settle, step, table_of
 from duckcover.app.cards import compact_text, large_lines
 from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
 from duckcover.app.table import TableScreen

@@ -111,7 +111,7 @@ async def test_settings_at_the_table_switch_the_language_and_the_game_goes_on(tm
     from textual.widgets import Checkbox, Select
 
     from duckcover.app import quick_seats
-    from duckcover.app.autoplay import settle, step, table_of
+    from autoplay import settle, step, table_of
 
     app = create_app(AppOptions(seats=quick_seats(2, "Connie"), seed=5, speed="instant", lang="en",
                                 data_dir=tmp_path, save=False, stats=False))

@@ -6,7 +6,7 @@ and look at the report before committing.
 import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
-from duckcover.app.autoplay import play_to_end, settle, step, table_of
+from autoplay import play_to_end, settle, step, table_of
 from duckcover.app.screens import RoundEndScreen, SetupScreen
 
 SIZES = [(80, 24), (120, 40)]

@@ -19,7 +19,7 @@ from duckcover.cards import MAX, REPEAT
 from duckcover.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
-from helpers import canonical, rules, walk
+from helpers import canonical, examples, rules, walk
 
 VARIANT_SETS = [
     (), ("low-blows",), ("two-flips",), ("surprises",), ("constraints",), ("competition",), ("pressure",),
@@ -67,7 +67,7 @@ def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=No
     return game
 
 
-GAMES = settings(max_examples=80, deadline=None)
+GAMES = settings(max_examples=examples(80), deadline=None)
 
 
 @GAMES
@@ -139,7 +139,7 @@ def test_a_covered_card_never_becomes_visible_again_within_a_round(table):
     checked_game(rule_set, kinds, seed, on_flip=check, on_turn=check)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(tables(), st.integers(0, 15))
 def test_a_player_view_never_contains_the_deck_order(table, at_turn):
     rule_set, kinds, seed = table
@@ -181,7 +181,7 @@ def test_write_read_replay_gives_the_same_summary(table):
     assert record.dumps(record.to_record(again, bots=[kind.name for kind in kinds])) == text
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(tables(), st.integers(0, 60))
 def test_a_game_in_progress_replays_to_the_same_position(table, stop):
     rule_set, kinds, seed = table
@@ -265,7 +265,7 @@ def test_round_end_reason_matches_the_table(table):
             assert discard == ()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(tables())
 def test_view_legality_agrees_with_the_engine_for_every_nearby_cell(table):
     """legal_moves(), view.is_legal() and game.check() must give one answer for any move."""
@@ -309,7 +309,7 @@ def _play_on(game, bots, stop_after=None):
     return game
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(tables(), st.integers(1, 150))
 def test_a_resumed_game_plays_on_exactly_as_the_uninterrupted_one(table, stop):
     rule_set, kinds, seed = table

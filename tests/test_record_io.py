@@ -1,6 +1,6 @@
 """Writing and reading `duckcover-record/1` (RECORD.md and docs/record.md extensions)."""
-import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,43 +11,32 @@ from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import STANDARD, rules
 
-RECORD_MD_EXAMPLE = {
-    "format": "duckcover-record/1",
-    "rules": {"max_by": "number", "variants": []},
-    "players": [{"name": "Connie"}, {"name": "Jackson", "bot": "greedy"}],
-    "rounds": [
-        {
-            "captain": 0,
-            "layouts": [
-                [[5, 7, 1, 12], [3, 8, 9, 2], [4, 10, 11, 6]],
-                [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]],
-            ],
-            "turns": [
-                {"flip": "5", "moves": [{"card": 5, "to": [1, 0]}, {"card": 5, "to": [0, 2]}]},
-                {"flip": "repeat", "moves": [{"card": 5, "to": [0, 0]}, {"card": 5, "to": [1, 2]}]},
-                {"flip": "9", "moves": [{"card": 9, "to": [2, 1]}, None]},
-            ],
-        }
-    ],
-}
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def test_record_md_example_is_refused_at_its_illustrative_third_turn():
-    # Connie's 9 is at (2, 1) in her layout: the example "moves" it onto its own cell.
-    with pytest.raises(record.RecordError) as err:
-        record.replay(copy.deepcopy(RECORD_MD_EXAMPLE))
-    assert str(err.value) == "round 1, turn 3, seat 0: a called card must move; it cannot stay where it is"
+def record_md_example() -> dict:
+    """The example record of docs/record.md, read from the document itself."""
+    text = (DOCS / "record.md").read_text(encoding="utf-8")
+    return json.loads(text.split("```json", 1)[1].split("```", 1)[0])
 
 
-def test_record_md_example_first_two_turns_are_legal():
-    data = copy.deepcopy(RECORD_MD_EXAMPLE)
-    del data["rounds"][0]["turns"][2]
-    game = record.replay(data)
-    assert game.phase is Phase.FLIP and game.turn_number == 2
+def test_record_md_example_replays_to_the_end():
+    game = record.replay(record_md_example())
+    assert game.phase is Phase.FLIP and game.turn_number == 3
     assert [c.number for c in game.grid(0)[(0, 0)]] == [7, 5]  # covered the 7, then ducked with it
     assert (1, 0) not in game.grid(0)
+    assert [c.number for c in game.grid(0)[(2, 0)]] == [1, 9]  # the 9 covers the 1 above it
+    assert (2, 1) not in game.grid(0)
     assert [c.number for c in game.grid(1)[(1, 2)]] == [10, 9, 5]  # Jackson's 9 went under with the 5
-    assert game.pile == (5, 14)
+    assert game.pile == (5, 14, 9)
+
+
+def test_record_md_example_moving_a_card_onto_its_own_cell_is_refused():
+    data = record_md_example()
+    data["rounds"][0]["turns"][2]["moves"][0]["to"] = [2, 1]  # where Connie's 9 already is
+    with pytest.raises(record.RecordError) as err:
+        record.replay(data)
+    assert str(err.value) == "round 1, turn 3, seat 0: a called card must move; it cannot stay where it is"
 
 
 def _finished(players=3, rule_set=None, seed=1):

@@ -8,7 +8,7 @@ from duckcover.errors import IllegalMoveError
 from duckcover.game import Phase
 from duckcover.grid import duck_targets, neighbours
 from duckcover.moves import Move
-from helpers import STANDARD, card, new_game, tops, turn
+from helpers import STANDARD, card, examples, new_game, tops, turn
 
 
 def _game(players=2):
@@ -178,7 +178,7 @@ def test_a_covered_card_never_becomes_visible_again():
 cells = st.tuples(st.integers(-4, 4), st.integers(-4, 4))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sets(cells, min_size=2, max_size=14))
 def test_a_legal_duck_always_exists_with_two_or_more_stacks(occupied):
     grid = {cell: (CARDS[0][1 + i % 12],) for i, cell in enumerate(sorted(occupied))}

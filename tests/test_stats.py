@@ -352,7 +352,16 @@ def test_cli_db_option_and_reset(tmp_path):
     assert out.returncode == 0 and "mine.db.corrupt-" in out.stdout
     (moved,) = other.parent.glob("mine.db.corrupt-*")
     assert moved.read_bytes() == content
-    assert cli(tmp_path, "--db", str(other)).stdout.strip() == "No finished games yet."
+    assert cli(tmp_path, "--db", str(other)).returncode == 2  # moved aside: no database there now
+
+
+@pytest.mark.parametrize("args", [(), ("--json",), ("--games",)])
+def test_cli_db_that_does_not_exist_is_one_line_and_status_2(tmp_path, args):
+    missing = tmp_path / "missing" / "dir" / "x.db"
+    out = cli(tmp_path, "--db", str(missing), *args)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"duckcover stats: {missing}: no such database file\n"
+    assert not missing.parent.exists()  # nothing created on the way
 
 
 def test_stats_modules_never_import_textual():

@@ -13,22 +13,20 @@ from typing import TYPE_CHECKING
 
 from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
-from ..game import Game, Phase
+from ..game import START_CELLS, Game, Phase
 from ..grid import neighbours
 from ..i18n import t
 from ..moves import Move, Turn
 from ..rules import MADNESS, TWO_FLIPS
 from ..view import PlayerView
 from .options import SeatSpec
+from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
     from ..bot import Bot
 
 # The record format, the bot harness and Madness's sounds are imported where they are used:
 # none of them is needed before the first frame of the table.
-
-START_CELLS = {(x, y) for x in range(4) for y in range(3)}
-
 
 @dataclass
 class Reveal:
@@ -52,7 +50,6 @@ class TurnController:
         self.chosen: dict[int, Move | None] = {}
         self.before: list[dict] = []
         self.fallbacks: list[tuple[int, int, int, str]] = []  # (seat, round, turn, reason)
-        self.ducks_outside = 0  # ducks to a cell outside the starting 4x3 (shown in the log)
 
     # --- who is who -------------------------------------------------------------------------
     @property
@@ -115,8 +112,16 @@ class TurnController:
         if view is None:
             raise IllegalMoveError(t("error.nothing_to_choose"), seat)
         if not view.is_legal(move):
-            raise IllegalMoveError(t("error.illegal_move"), seat)
+            raise IllegalMoveError(self.refusal(seat, move), seat)
         self.chosen[seat] = move
+
+    def refusal(self, seat: int, move: Move | None) -> str:
+        """Why the rules refuse `move`, in the player's language."""
+        try:
+            self.game.check(seat, move)
+        except IllegalMoveError as err:
+            return t("error.illegal_move_because", reason=refusal_text(err.reason))
+        return t("error.illegal_move")
 
     def ready(self) -> bool:
         return bool(self.views) and all(seat in self.chosen for seat in self.views)
@@ -189,8 +194,6 @@ class TurnController:
             return t("log.cover", name=name, card=move.card.number, target=grid[move.to][-1].number)
         beside = [grid[c][-1].number for c in neighbours(move.to) if c in grid and c != origin]
         outside = move.to not in START_CELLS
-        if outside:
-            self.ducks_outside += 1
         key = "log.place" if placing else ("log.duck_outside" if outside else "log.duck")
         return t(key, name=name, card=move.card.number, target=beside[0] if beside else "?")
 
@@ -230,5 +233,5 @@ class TurnController:
     def flip_label(self) -> str:
         labels = []
         for code in self.game.flips:
-            labels.append(t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code))
+            labels.append(flip_word(code))
         return " + ".join(labels)

@@ -28,6 +28,7 @@ from ..untrusted import shown
 from .cards import family_letter
 from .passplay import read_sounds, sound_of
 from .widgets import GridWidget
+from .words import flip_word
 
 Grids = tuple[Mapping[Cell, Stack], ...]
 
@@ -108,10 +109,6 @@ def _snapshot(game: Game, index: int, turn_no: int, turn: Turn | None, before: G
 
 
 # --- words --------------------------------------------------------------------------------------
-def flip_word(code: int) -> str:
-    return t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code)
-
-
 def card_word(card, seat: int) -> str:
     """A card's number, with its family letter when it is not the seat's own (low blows)."""
     return str(card.number) if card.family == seat else f"{family_letter(card.family)}{card.number}"

@@ -10,7 +10,6 @@ from textual.screen import Screen
 from textual.widgets import RichLog, Static
 from textual.worker import Worker, WorkerState
 
-from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
 from ..i18n import t
@@ -18,13 +17,9 @@ from ..moves import Move
 from .controller import Reveal, TurnController
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import GridWidget, KeyBar
-from .words import bot_label, variant_label
+from .words import bot_label, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
-
-
-def flip_word(code: int) -> str:
-    return t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code)
 
 
 class SeatPanel(Vertical):

@@ -1,6 +1,7 @@
 """Names the app shows for things the engine knows by id: bot difficulties and variants."""
 from __future__ import annotations
 
+from ..cards import MAX, REPEAT
 from ..i18n import t
 from .bots import DIFFICULTY_NAMES
 
@@ -15,3 +16,19 @@ def variant_label(name: str) -> str:
         return t(f"variant_name.{name}")
     except KeyError:  # a variant newer than the catalogues: its id is still better than nothing
         return name
+
+
+def flip_word(code: int) -> str:
+    """A Captain card as the table names it: a number, Max or Repeat."""
+    return t("word.max") if code == MAX else t("word.repeat") if code == REPEAT else str(code)
+
+
+def refusal_text(reason: str) -> str:
+    """Why the rules refuse a move, in the player's language: the engine's `Refusal` carries
+    a code and values for `refusal.<code>`; any other reason is shown as the engine wrote it."""
+    code = getattr(reason, "code", None)
+    if code is None:
+        return str(reason)
+    joined = f" {t('refusal.or')} "
+    values = {k: joined.join(map(str, v)) if isinstance(v, tuple) else v for k, v in reason.params.items()}
+    return t(f"refusal.{code}", **values)

@@ -15,7 +15,7 @@ def add_parser(sub) -> None:
     parser.add_argument("file", help="a duckcover-record/1 JSON file")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON (RECORD.md)")
     parser.add_argument("--summary", action="store_true", help="print the scorepad instead of opening the viewer")
-    parser.add_argument("--lang", choices=("en", "de", "fr"), help="language of the viewer (default: from the locale)")
+    parser.add_argument("--lang", choices=("en", "de", "fr"), help="language of the viewer and the summary (default: from the locale)")
     parser.set_defaults(command="replay")
 
 
@@ -36,8 +36,10 @@ def run(args) -> int:
         sys.stdout.write(dumps(summary(game)))
         return 0
     if args.summary or not (sys.stdout.isatty() and sys.stdin.isatty()):
+        from ..i18n import detect, set_language
         from ..scorepad import print_summary
 
+        set_language(args.lang or detect())
         print_summary(game, data)
         return 0
     from ..app.replay_viewer import build_timeline, replay_app

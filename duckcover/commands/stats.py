@@ -27,6 +27,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     db = Path(args.db).expanduser() if args.db else default_path()
+    if args.db and not (args.add or args.reset or db.is_file()):  # a typo must not read as "no games yet"
+        print(f"duckcover stats: {t('stats.no_db_file', path=db)}", file=sys.stderr)
+        return 2
     try:
         if args.reset:
             return _reset(db)

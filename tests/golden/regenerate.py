@@ -1,6 +1,6 @@
 """Rebuild the golden playthroughs in this folder. Run by hand, deliberately:
 
-    /work/venv/bin/python tests/golden/regenerate.py
+    .venv/bin/python tests/golden/regenerate.py
 
 Each case is a seeded bot game written as a record (`<name>.json`) with the output of
 `duckcover replay <name>.json --json` beside it (`<name>.replay.json`). tests/test_golden.py

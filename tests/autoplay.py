@@ -1,4 +1,4 @@
-"""Playing the app by keys from a Textual Pilot: for the tests, the screenshots and the benchmark.
+"""Playing the app by keys from a Textual Pilot: test tooling (the tests and scripts/screenshots.py).
 
 Everything goes through key presses, as a person at the keyboard would play; a `Strategy`
 only says which legal cell the human wants, and `keys_to` finds the arrow keys that take the
@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 from textual import events
 
-from ..grid import Cell
-from .handover import HandoverScreen
-from .screens import GameOverScreen, RoundEndScreen
-from .table import SeatPanel, TableScreen
-from .widgets import DIRECTIONS, step_cursor
+from duckcover.app.handover import HandoverScreen
+from duckcover.app.screens import GameOverScreen, RoundEndScreen
+from duckcover.app.table import SeatPanel, TableScreen
+from duckcover.app.widgets import DIRECTIONS, step_cursor
+from duckcover.grid import Cell
 
 Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, cursor) -> wanted cell
 
@@ -60,6 +60,21 @@ def needs_human(app) -> bool:
 
 KEY_CHARS = {"enter": "\r", "space": " ", "escape": "\x1b"}
 
+# --- the two private Textual calls this module needs, and nothing else uses ------------------
+# `pilot.press` waits for the CPU to idle after every key (~80 ms a key: a whole game by keys
+# would take minutes), and Textual has no public "deliver this key and wait for the screen".
+# test_autoplay_textual_internals.py fails loudly if an upgrade removes or renames them.
+
+
+async def deliver(app, event) -> None:
+    """Hand `event` to the app's message queue and wait until it is queued."""
+    await app._post_message(event)
+
+
+async def wait_for_screen(pilot) -> None:
+    """Wait until the current screen and its children have processed every pending message."""
+    await pilot._wait_for_screen()
+
 
 async def press(pilot, *keys: str) -> None:
     """Press keys like `pilot.press`, without its wait for the CPU to idle after each one
@@ -68,10 +83,10 @@ async def press(pilot, *keys: str) -> None:
     for key in keys:
         event = events.Key(key, KEY_CHARS.get(key, key if len(key) == 1 else None))
         event.set_sender(app)
-        await app._post_message(event)
+        await deliver(app, event)
         # The app forwards the key to the focused widget: two hops, so wait twice.
-        await pilot._wait_for_screen()
-        await pilot._wait_for_screen()
+        await wait_for_screen(pilot)
+        await wait_for_screen(pilot)
 
 
 def progress(app) -> tuple:
@@ -90,7 +105,7 @@ async def settle(pilot, until: Callable[[], bool] | None = None, limit: int = 20
         # Cheap polling: a full pilot.pause() waits for the CPU to idle, costly per check.
         await asyncio.sleep(0.002)
         if until():
-            await pilot._wait_for_screen()
+            await wait_for_screen(pilot)
             if until():
                 return True
     return until()
