@@ -17,7 +17,7 @@ import pytest
 from duckcover import stats, storage
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from duckcover.app.app import DuckCoverApp
-from duckcover.app.autoplay import settle, step
+from autoplay import settle, step
 from duckcover.app.controller import TurnController
 from duckcover.app.games_screen import GamesScreen
 from duckcover.app.screens import TitleScreen

@@ -12,7 +12,7 @@ from textual.app import App
 from duckcover import stats, storage
 from duckcover.app import AppOptions, SeatSpec, create_app
 from duckcover.app.controller import TurnController
-from duckcover.app.autoplay import settle, step
+from autoplay import settle, step
 from duckcover.app.games_screen import ConfirmDeleteScreen, GamesScreen
 from duckcover.app.handover import HandoverScreen
 from duckcover.app.passplay import read_sounds
