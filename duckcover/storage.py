@@ -26,7 +26,6 @@ from .files import LEFTOVER_AGE, atomic_write, remove_leftovers
 from .paths import data_dir
 from .record import RecordError, dumps, read_file
 
-CURRENT = "current.json"  # the one save of duckcover before one file per game; still listed
 FINISHED = "finished"
 STAMP = "%Y%m%dT%H%M%S%fZ"
 
@@ -41,11 +40,6 @@ def games_dir(root: Path | None = None) -> Path:
     return (root or data_dir()) / "games"
 
 
-def current_path(root: Path | None = None) -> Path:
-    """The legacy single save (`games/current.json`); new games get their own file."""
-    return games_dir(root) / CURRENT
-
-
 def new_game_path(root: Path | None = None, now: datetime | None = None) -> Path:
     """A fresh file name for a game starting now (a random tag keeps two instances apart)."""
     stamp = (now or datetime.now(timezone.utc)).strftime(STAMP)
@@ -54,7 +48,8 @@ def new_game_path(root: Path | None = None, now: datetime | None = None) -> Path
 
 # --- unfinished games --------------------------------------------------------------------------
 def unfinished_paths(root: Path | None = None) -> list[Path]:
-    """Every unfinished game's file, the most recently played first."""
+    """Every unfinished game's file, the most recently played first (the `current.json` of
+    older versions among them)."""
     def played(path: Path) -> float:
         try:
             return path.stat().st_mtime
@@ -72,17 +67,10 @@ def has_unfinished(root: Path | None = None) -> bool:
     return bool(unfinished_paths(root))
 
 
-has_current = has_unfinished  # the name callers used when there was one save
-
 
 def save_unfinished(record: dict, path: Path) -> Path:
     atomic_write(path, dumps(record))
     return path
-
-
-def save_current(record: dict, root: Path | None = None) -> Path:
-    """Write the legacy single save (kept for tools and tests that use one slot)."""
-    return save_unfinished(record, current_path(root))
 
 
 def load(path: Path) -> dict:
@@ -91,12 +79,6 @@ def load(path: Path) -> dict:
         return read_file(path)
     except RecordError as err:
         raise RecordError(f"{path.name}: {err}") from None
-
-
-def load_current(root: Path | None = None) -> dict | None:
-    """The most recently played unfinished game's record, or None if there is none."""
-    paths = unfinished_paths(root)
-    return load(paths[0]) if paths else None
 
 
 def resume(record: dict):
@@ -165,16 +147,13 @@ def in_use(path: Path) -> bool:
 # --- finished games ------------------------------------------------------------------------------
 def save_finished(record: dict, root: Path | None = None, now: datetime | None = None,
                   unfinished: Path | None = None) -> Path:
-    """Keep a finished game and drop its unfinished save (`unfinished`; the legacy one if None)."""
+    """Keep a finished game and drop its unfinished save (`unfinished`, if it had one)."""
     stamp = (now or datetime.now(timezone.utc)).strftime(STAMP)
     path = games_dir(root) / FINISHED / f"{stamp}.json"
     atomic_write(path, dumps(record), durable=True)
-    (unfinished or current_path(root)).unlink(missing_ok=True)
+    if unfinished is not None:
+        unfinished.unlink(missing_ok=True)
     return path
-
-
-def discard_current(root: Path | None = None) -> None:
-    current_path(root).unlink(missing_ok=True)
 
 
 def finished_paths(root: Path | None = None) -> list[Path]:

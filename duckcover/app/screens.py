@@ -69,7 +69,7 @@ class TitleScreen(Screen):
         from .. import storage
 
         menu = self.query_one("#title-menu", OptionList)
-        self.can_resume = storage.has_current(getattr(self.app, "data_root", None))
+        self.can_resume = storage.has_unfinished(getattr(self.app, "data_root", None))
         (menu.enable_option if self.can_resume else menu.disable_option)("resume")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
