@@ -184,7 +184,7 @@ async def test_a_save_that_keeps_failing_is_told_once(tmp_path, monkeypatch):
 
     monkeypatch.setattr(storage, "save_unfinished", refuse)
     app = create_app(options(tmp_path, "Ann", seed=4))
-    monkeypatch.setattr(app, "tell", lambda message, *a, **kw: told.append(message))
+    monkeypatch.setattr(app, "notify", lambda message, *a, **kw: told.append(message))
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(6):
             await step(pilot)

@@ -198,3 +198,13 @@ async def test_the_set_up_screen_refuses_a_name_with_control_characters(tmp_path
         await pilot.pause()
         assert isinstance(app.screen, SetupScreen) and app.controller is None
         assert "control characters" in screen_text(app)
+
+
+async def test_a_settings_file_quoting_markup_is_told_as_text(tmp_path):
+    (tmp_path / "settings.json").write_text('{"lang": "[/]\\u001b[2J"}', encoding="utf-8")
+    app = create_app(AppOptions(lang="en", data_dir=tmp_path, stats=False))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot, lambda: "[/]" in screen_text(app))
+        text = screen_text(app)
+        assert "'[/]\\x1b[2J'" in text
+        assert_clean(text, "settings notice")

@@ -116,7 +116,7 @@ class DuckCoverApp(App):
                 claim.release()
                 raise
         except (RecordError, DuckError) as err:
-            self.tell(str(err), title=t("notify.resume_failed"), severity="error")
+            self.notify(str(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
                 self.push_screen(TitleScreen(storage.has_unfinished(self.data_root)))
             return
@@ -186,7 +186,7 @@ class DuckCoverApp(App):
         except (OSError, ValueError) as err:  # ValueError: text that cannot be encoded
             problem = str(err)
             if problem != self._save_problem:  # a read-only directory fails every turn: say it once
-                self.tell(t("notify.save_failed", error=problem), severity="error")
+                self.notify(t("notify.save_failed", error=problem), severity="error")
             self._save_problem = problem
         else:
             self._save_problem = None
@@ -208,16 +208,19 @@ class DuckCoverApp(App):
 
     def tell_from_saver(self, message: str, severity: str) -> None:
         try:
-            self.call_from_thread(self.tell, message, severity=severity)
+            self.call_from_thread(self.notify, message, severity=severity)
         except RuntimeError:  # the app has already closed: nobody to tell
             pass
 
-    def tell(self, message: str, title: str = "", severity: str = "information", timeout: float | None = None) -> None:
-        """A notification whose text may quote untrusted values (names, record errors): shown
-        as text, never as markup, with control characters as visible placeholders."""
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification is text, never markup: many quote untrusted values (names, bot
+        labels, record errors), and no message of ours needs markup. Control characters become
+        visible placeholders (line breaks stay: a hint has several lines)."""
         from ..untrusted import shown
 
-        self.notify(shown(message, 500), title=shown(title, 80), severity=severity, timeout=timeout, markup=False)
+        text = "\n".join(shown(line, 500) for line in str(message).split("\n")[:20])
+        super().notify(text, title=shown(title, 80), severity=severity, timeout=timeout, markup=False)
 
     def tidy_data(self) -> None:
         """At start, in the saver's thread: remove what killed processes left behind, and add to
