@@ -140,3 +140,42 @@ def test_play_refuses_pass_and_play_names_with_control_characters(tmp_path):
     out = run(tmp_path, "play", "--humans", "Ann,\x1b[2JBob")
     assert out.returncode == 2 and out.stdout == "" and "\x1b[2J" not in out.stderr
     assert "control characters" in out.stderr
+
+
+def test_the_replay_viewer_on_a_terminal_draws_no_escape_of_a_name(tmp_path, records):
+    """`duckcover replay FILE` on a terminal opens the viewer: what it writes holds none of the
+    names' escape sequences (the names show as text; the app's own codes are its own)."""
+    import select
+    import time
+
+    from untrusted_payloads import RAW_MARKERS
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "duckcover", "replay", str(records[0]), "--lang", "en"],
+                            stdin=child, stdout=child, stderr=child, env=env(tmp_path), start_new_session=True)
+    os.close(child)
+    seen, quit_sent, end = b"", False, time.monotonic() + 60
+    try:
+        while time.monotonic() < end:
+            ready, _, _ = select.select([main], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if not quit_sent and b"pwned" in seen:
+                os.write(main, b"q")
+                quit_sent = True
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(main)
+    text = seen.decode("utf-8", "replace")
+    assert code == 0 and quit_sent
+    for marker in RAW_MARKERS:
+        assert marker not in text, marker
+    assert "Traceback" not in text

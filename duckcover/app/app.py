@@ -47,8 +47,8 @@ class DuckCoverApp(App):
             self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)
         self.apply_theme()
         self.catch_signals()
-        if self.options.save:
-            self.saver.submit(self.tidy_data)
+        if self.options.save:  # after the first frame: launch waits for none of it
+            self.call_after_refresh(self.saver.submit, self.tidy_data)
         if self.options.speed == "instant":
             self.animation_level = "none"
         if self.options.resume:
