@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -25,7 +23,7 @@ from duckcover.app.table import TableScreen
 from duckcover.cli import build_parser
 from duckcover.commands import play
 from duckcover.record import replay
-from untrusted_payloads import finished_record
+from untrusted_payloads import finished_record, read_terminal
 
 
 def options(tmp_path, name, seed, **kw) -> AppOptions:
@@ -210,21 +208,6 @@ async def test_finished_games_missing_from_the_statistics_are_added_at_start(tmp
 RESTORE = ["\x1b[?1049l", "\x1b[?25h", "\x1b[?1000l"]  # alternate screen left, cursor shown, mouse off
 
 
-def read_until(fd, wanted: bytes, limit: float) -> bytes:
-    data, end = b"", time.monotonic() + limit
-    while wanted not in data and time.monotonic() < end:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
-    return data
-
-
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_saves_and_restores_the_terminal_as_quitting_does(tmp_path, number):
     main, child = pty.openpty()
@@ -233,10 +216,10 @@ def test_a_signal_saves_and_restores_the_terminal_as_quitting_does(tmp_path, num
                             stdin=child, stdout=child, stderr=child, env=env, start_new_session=True)
     os.close(child)
     try:
-        shown = read_until(main, b"Captain", 60)
+        shown = read_terminal(main, b"Captain", 60)
         assert b"\x1b[?1049h" in shown, shown[-500:]
         proc.send_signal(number)
-        rest = read_until(main, b"<until the end>", 30).decode("utf-8", "replace")
+        rest = read_terminal(main, None, 30).decode("utf-8", "replace")
         code = proc.wait(timeout=30)
     finally:
         if proc.poll() is None:

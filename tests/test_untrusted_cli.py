@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from duckcover.record import dumps
-from untrusted_payloads import (BIG, ESCAPES, MARKUPS, SURROGATE, assert_safe, finished_record, tables,
-                                visible)
+from untrusted_payloads import (BIG, ESCAPES, MARKUPS, RAW_MARKERS, SURROGATE, assert_safe, finished_record,
+                                read_terminal, tables, visible)
 
 NAME_TABLES = tables(ESCAPES + MARKUPS + [SURROGATE])
 SGR = re.compile(r"\x1b\[[0-9;]*m")  # the colours Rich itself writes to a terminal
@@ -36,18 +36,10 @@ def run_in_pty(tmp_path, *args) -> tuple[int, str]:
     proc = subprocess.Popen([sys.executable, "-m", "duckcover", *args], stdin=subprocess.DEVNULL,
                             stdout=child, stderr=child, env=env(tmp_path))
     os.close(child)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # EIO: the command has ended and closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
+    data = read_terminal(main, None, 60)
     os.close(main)
     code = proc.wait(timeout=60)
-    return code, b"".join(chunks).decode("utf-8", "replace")
+    return code, data.decode("utf-8", "replace")
 
 
 def write_records(tmp_path) -> list:
@@ -145,37 +137,21 @@ def test_play_refuses_pass_and_play_names_with_control_characters(tmp_path):
 def test_the_replay_viewer_on_a_terminal_draws_no_escape_of_a_name(tmp_path, records):
     """`duckcover replay FILE` on a terminal opens the viewer: what it writes holds none of the
     names' escape sequences (the names show as text; the app's own codes are its own)."""
-    import select
-    import time
-
-    from untrusted_payloads import RAW_MARKERS
-
     main, child = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "duckcover", "replay", str(records[0]), "--lang", "en"],
                             stdin=child, stdout=child, stderr=child, env=env(tmp_path), start_new_session=True)
     os.close(child)
-    seen, quit_sent, end = b"", False, time.monotonic() + 60
     try:
-        while time.monotonic() < end:
-            ready, _, _ = select.select([main], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(main, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            if not quit_sent and b"pwned" in seen:
-                os.write(main, b"q")
-                quit_sent = True
+        seen = read_terminal(main, b"pwned", 60)
+        os.write(main, b"q")
+        seen += read_terminal(main, None, 30)
         code = proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
         os.close(main)
     text = seen.decode("utf-8", "replace")
-    assert code == 0 and quit_sent
+    assert code == 0 and b"pwned" in seen
     for marker in RAW_MARKERS:
         assert marker not in text, marker
     assert "Traceback" not in text

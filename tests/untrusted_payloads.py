@@ -7,6 +7,10 @@ escape byte of the payload on the terminal, never an action, never a traceback.
 """
 from __future__ import annotations
 
+import os
+import select
+import time
+
 from duckcover.harness import play_game
 from duckcover.record import to_record
 from duckcover.untrusted import NAME_MAX, shown
@@ -74,3 +78,21 @@ def assert_safe(text: str, payloads: list[str], where: str) -> None:
     assert "Traceback" not in text, f"{where}: a traceback"
     for payload in payloads:
         assert visible(payload) in text, f"{where}: {visible(payload)!r} not shown"
+
+
+def read_terminal(fd: int, wanted: bytes | None, limit: float) -> bytes:
+    """What a program wrote to its terminal (the main side `fd` of a pty): until `wanted` shows,
+    or (None) until the program closes it, at most `limit` seconds."""
+    data, end = b"", time.monotonic() + limit
+    while (wanted is None or wanted not in data) and time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the program has ended and closed the terminal
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
