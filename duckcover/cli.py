@@ -18,11 +18,13 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> Parser:
+def build_parser(only: str | None = None) -> Parser:
+    """The command line; with `only`, just that command's options: `duckcover play` then loads
+    no other command's modules (statistics, arena, replay...) before the game's first frame."""
     parser = Parser(prog="duckcover", description="Duck & Cover in the terminal.")
     parser.add_argument("--version", action="version", version=f"duckcover {_version()}")
     sub = parser.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         module = _command(name)
         if module is not None:
             module.add_parser(sub)
@@ -46,11 +48,12 @@ def _version() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
     # Plain `duckcover [options]` is `duckcover play [options]`: the app.
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         if _command("play") is not None:
             argv = ["play", *argv]
+    # A known command needs only its own parser; anything else gets them all (help, errors).
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):

@@ -156,3 +156,16 @@ def canonical(obj, seen=()):
     if hasattr(obj, "cells"):
         return ("grid", canonical(obj.cells))
     return repr(obj)
+
+
+# --- the app ---------------------------------------------------------------------------------
+def finished_controller():
+    """A TurnController over a finished 3-player game (for the Game over screen)."""
+    from duckcover.app.controller import TurnController
+    from duckcover.app.options import SeatSpec
+    from duckcover.harness import play_game
+    from duckcover_bots.greedy import GreedyBot
+
+    game = play_game([GreedyBot(), GreedyBot(), GreedyBot()], seed=3, names=["Ann", "Jackson", "Gwen"])
+    assert game.over
+    return TurnController(game, [SeatSpec("Ann"), SeatSpec("Jackson", "medium"), SeatSpec("Gwen", "medium")])

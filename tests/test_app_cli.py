@@ -80,3 +80,85 @@ def test_bad_humans_are_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch)
     assert cli.main(["play", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("duckcover: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_play_refuses_a_standard_output_that_is_not_a_terminal(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    monkeypatch.setattr("sys.stdout.isatty", lambda: False)
+    assert cli.main(["play", "--bots", "2", "--lang", "en"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no escape codes
+    assert captured.err.startswith("duckcover: the game needs a terminal") and captured.err.count("\n") == 1
+
+
+async def test_resume_from_the_command_line_replays_the_record_once(tmp_path, monkeypatch):
+    from duckcover import record, storage
+    from duckcover.app import AppOptions, create_app, quick_seats
+    from autoplay import step
+    from duckcover.app.table import TableScreen
+    from duckcover.commands import play
+
+    first = create_app(AppOptions(seats=quick_seats(2, "Ann"), seed=4, speed="instant", lang="en",
+                                  data_dir=tmp_path, stats=False))
+    async with first.run_test(size=(120, 40)) as pilot:
+        for _ in range(4):
+            await step(pilot)
+    first.flush_saves()
+    turns = first.controller.game.turn_number
+
+    replays = []
+    real_replay = record.replay
+
+    def counting(data, *args, **kw):
+        replays.append(1)
+        return real_replay(data, *args, **kw)
+
+    monkeypatch.setattr(record, "replay", counting)
+    monkeypatch.setattr(storage, "resume", counting)
+    launched = []
+
+    class Launched:  # stands in for the app the command would run in the terminal
+        saver = type("Saver", (), {"shutdown": staticmethod(lambda wait: None)})()
+
+        def run(self, mouse):
+            pass
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    monkeypatch.setattr("duckcover.app.create_app", lambda options: launched.append(options) or Launched())
+    args = cli.build_parser().parse_args(["play", "--resume", "--lang", "en", "--data-dir", str(tmp_path)])
+    assert play.run(args) == 0
+    options = launched[0]
+    app = create_app(options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.controller.game.turn_number == turns
+    assert len(replays) == 1  # the command's check; the app plays on from that same game
+
+
+LAUNCH_PROBE = """
+import json, sys
+import textual.app
+textual.app.App.run = lambda self, *a, **k: print(json.dumps(sorted(sys.modules)))
+sys.stdout.isatty = lambda: True
+from duckcover import cli
+cli.main(["play", "--bots", "3", "--seed", "1", "--lang", "en"])
+"""
+
+
+def test_play_loads_no_other_commands_modules_before_the_table(tmp_path):
+    """`duckcover play` reaches the app without the statistics, arena, replay or plugin
+    machinery (sqlite3, importlib.metadata, email, zipfile...): none of it is on the way
+    to the first frame."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DUCKCOVER_DATA": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", LAUNCH_PROBE], capture_output=True, text=True, env=env, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "duckcover.app.table" in loaded  # the probe did reach the app
+    heavy = {"sqlite3", "importlib.metadata", "email", "zipfile", "statistics", "duckcover.arena",
+             "duckcover.stats", "duckcover.plugins", "duckcover.record", "duckcover.commands.arena",
+             "duckcover.commands.stats", "duckcover.commands.replay"}
+    assert not heavy & loaded, sorted(heavy & loaded)

@@ -8,10 +8,9 @@ import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from autoplay import play_to_end, settle, step, table_of
-from duckcover.game import START_CELLS
 from duckcover.app.screens import GameOverScreen, winner_text
 from duckcover.cards import MAX, REPEAT
-from duckcover.game import Phase
+from duckcover.game import START_CELLS, Phase
 from duckcover.record import loads, replay
 from duckcover.rules import Rules
 from duckcover.storage import games_dir, unfinished_paths

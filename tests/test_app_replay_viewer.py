@@ -145,7 +145,7 @@ def test_nobody_quacks_on_max():
     max_turn = Turn((MAX,), Call("move", (MAX,)), (None, None))
     number_turn = Turn((5,), Call("move", (5,)), (None, None), discarded=True)
     assert move_lines(timeline, dataclasses.replace(step, turn=max_turn)) == [
-        "Connie does nothing", "Jackson does nothing"]
+        "Connie: nothing to move", "Jackson: nothing to move"]
     assert move_lines(timeline, dataclasses.replace(step, turn=number_turn))[:2] == [
         "Connie: Quack!", "Jackson: Quack!"]
 
@@ -171,7 +171,7 @@ async def test_stepping_forward_and_back(size):
         await pilot.press("right")
         assert f"Turn 1/{turns}" in status(screen)
         first = turn_text(screen)
-        assert first.startswith("Turn 1: Connie flips")
+        assert first.startswith("Turn 1: ") and "(Captain Connie)" in first.splitlines()[0]
         await pilot.press("l")
         assert f"Turn 2/{turns}" in status(screen)
         assert turn_text(screen).startswith("Turn 2:") and turn_text(screen) != first

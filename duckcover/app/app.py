@@ -14,13 +14,16 @@ from ..i18n import t
 from ..rules import Rules
 from .bots import load_bot
 from .controller import TurnController
+from .glyphs import PlainKeys, adapt
+from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
+from .textual_compat import unbind
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
-class DuckCoverApp(App):
+class DuckCoverApp(PlainKeys, App):
     CSS_PATH = "duckcover.tcss"
     ENABLE_COMMAND_PALETTE = False
 
@@ -28,12 +31,19 @@ class DuckCoverApp(App):
         super().__init__()
         self.options = options
         self.controller: TurnController | None = None
-        self.bind("q", "request_quit", description=t("key.quit"))
-        self.bind("question_mark", "help", description=t("key.help"), key_display="?")
+        self.label_keys()
+        adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
         self.claim = None  # storage.Claim: this process owns the game being played
         self._save_problem: str | None = None  # the last save error told (told once, not per turn)
+
+    def label_keys(self) -> None:
+        """The app-wide keys, labelled in the language of the moment (again after a change)."""
+        for key in ("q", "question_mark"):
+            unbind(self, key)
+        self.bind("q", "request_quit", description=t("key.quit"))
+        self.bind("question_mark", "help", description=t("key.help"), key_display="?")
 
     @property
     def data_root(self) -> Path | None:
@@ -110,8 +120,12 @@ class DuckCoverApp(App):
             path = path or most_recent_free(self.data_root)
             claim = storage.claim(path)
             try:
-                record = storage.load(path)
-                game = storage.resume(record)
+                if self.options.resumed is not None and path == self.options.resume_path:
+                    # The command line has read and replayed it: not twice.
+                    (record, game), self.options.resumed = self.options.resumed, None
+                else:
+                    record = storage.load(path)
+                    game = storage.resume(record)
             except BaseException:
                 claim.release()
                 raise
@@ -162,6 +176,80 @@ class DuckCoverApp(App):
 
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
+
+    # --- where the screens lead: they post messages, the app picks the next screen ------
+    def on_navigate(self, message: Navigate) -> None:
+        place = message.place
+        if place == "title":
+            self.go_title()
+        elif place == "setup":
+            self.open_setup()
+        elif place == "resume":
+            self.offer_resume(message.game)
+        elif place == "rules":
+            self.action_help()
+        elif place == "quit":
+            self.exit()
+        elif place == "games":
+            from .games_screen import GamesScreen
+
+            self.push_screen(GamesScreen())
+        elif place == "statistics":
+            from .stats_screen import StatsScreen
+
+            self.push_screen(StatsScreen())
+        elif place == "settings":
+            from .settings_screen import SettingsScreen
+
+            self.push_screen(SettingsScreen())
+
+    def offer_resume(self, game: Path | None) -> None:
+        """Resume `game`; without one, the only unfinished game, or let the player pick among
+        several on the Games screen (most recent first)."""
+        from .. import storage
+
+        if game is None and len(storage.unfinished_paths(self.data_root)) > 1:
+            from .games_screen import GamesScreen
+
+            self.push_screen(GamesScreen())
+        else:
+            self.resume_game(game)
+
+    def open_setup(self) -> None:
+        """The set-up for a new game, over the title (Back leads there), from anywhere."""
+        from .screens import SetupScreen, TitleScreen
+
+        if not isinstance(self.screen, TitleScreen):
+            self.go_title()
+        self.push_screen(SetupScreen())
+
+    def on_start_game(self, message: StartGame) -> None:
+        self.options.handover = message.handover
+        self.start_game(message.seats, message.rules, message.seed)
+
+    def on_settings_saved(self, message: SettingsSaved) -> None:
+        """New settings in force: colours, then the language. A new language relabels the keys
+        and builds the screen underneath again (every screen takes its words from `t()` when it
+        is built): the table of the game in progress (it carries on from the game itself, like
+        a resumed game), else the title."""
+        from .. import i18n
+        from .settings_screen import SettingsScreen
+
+        old_lang = i18n.language()
+        self.settings = message.settings
+        self.apply_theme()
+        i18n.set_language(message.settings.lang or self.options.lang or i18n.detect())
+        self.title = t("app.title")
+        self.label_keys()
+        self.notify(t("settings.saved"))
+        if i18n.language() == old_lang:
+            if isinstance(self.screen, SettingsScreen):
+                self.pop_screen()
+        elif self.controller and not self.controller.game.over and any(
+                isinstance(screen, TableScreen) for screen in self.screen_stack):
+            self.show_table()
+        else:
+            self.go_title()
 
     # --- saving -------------------------------------------------------------------------
     def save_game(self) -> None:

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 
 from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
-from ..game import START_CELLS, Game, Phase
-from ..grid import neighbours
+from ..game import Game, Phase
 from ..i18n import t
 from ..moves import Move, Turn
 from ..rules import MADNESS, TWO_FLIPS
+from ..untrusted import NAME_MAX, shown
 from ..view import PlayerView
 from .options import SeatSpec
+from .telling import discard_words, gift_words, idle_words, move_words
 from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class TurnController:
         self.chosen: dict[int, Move | None] = {}
         self.before: list[dict] = []
         self.fallbacks: list[tuple[int, int, int, str]] = []  # (seat, round, turn, reason)
+        self.explained: set[str] = set()  # what the log has explained once already
 
     # --- who is who -------------------------------------------------------------------------
     @property
@@ -162,11 +164,8 @@ class TurnController:
 
     def gift_lines(self, gifts: Sequence[Move | None]) -> list[str]:
         names = self.game.names
-        return [
-            t("log.gift", name=names[seat], card=gift.card.number, other=names[(seat + 1) % len(names)])
-            for seat, gift in enumerate(gifts)
-            if gift is not None
-        ]
+        return [gift_words(names[seat], str(gift.card.number), names[(seat + 1) % len(names)])
+                for seat, gift in enumerate(gifts) if gift is not None]
 
     def turn_lines(self, turn: Turn) -> list[str]:
         game = self.game
@@ -177,30 +176,23 @@ class TurnController:
         for seat, move in enumerate(turn.moves):
             name = game.names[seat]
             if move is None:
-                if game.rules.has(TWO_FLIPS) or placing:
-                    lines.append(t("log.nothing", name=name))
-                else:
-                    lines.append(t("log.quack", name=name, quack=self.quack_word(seat)))
-                continue
-            lines.append(self.move_line(seat, move, placing))
+                quacks = not (game.rules.has(TWO_FLIPS) or placing)
+                lines.append(idle_words(name, self.quack_word(seat) if quacks else None))
+            else:
+                lines.append(move_words(name, self.before[seat], move, placing))
         if turn.discarded:
-            lines.append(self.discard_line())
+            lines.append(discard_words(len(game.discard), game.rules.discard_limit(game.n)))
         return lines
 
-    def move_line(self, seat: int, move: Move, placing: bool) -> str:
-        name, grid = self.game.names[seat], self.before[seat]
-        origin = None if placing else next((c for c, s in grid.items() if s[-1] == move.card), None)
-        if move.to in grid:
-            return t("log.cover", name=name, card=move.card.number, target=grid[move.to][-1].number)
-        beside = [grid[c][-1].number for c in neighbours(move.to) if c in grid and c != origin]
-        outside = move.to not in START_CELLS
-        key = "log.place" if placing else ("log.duck_outside" if outside else "log.duck")
-        return t(key, name=name, card=move.card.number, target=beside[0] if beside else "?")
-
-    def discard_line(self) -> str:
+    def flip_line(self, turns_before: int) -> str:
+        """The log's line for the card just flipped (and who flipped it)."""
         game = self.game
-        count, limit = len(game.discard), game.rules.discard_limit(game.n)
-        return t("log.discarded", count=count, more=max(0, (limit or 0) - count))
+        return t("log.flip", round=game.round_index + 1, turn=turns_before + 1,
+                 name=shown(game.names[game.captain], NAME_MAX), card=self.flip_label())
+
+    def waiting_prompt(self) -> str:
+        """While the choices are being made: nobody waits for "the others" when every seat is a bot."""
+        return t("prompt.waiting") if self.humans else t("prompt.choosing")
 
     def call_text(self) -> str:
         """The current call in words, for the big display."""
@@ -223,7 +215,9 @@ class TurnController:
         if REPEAT in flips:
             again = [o for o in call.options]
             what = t("word.max") if again and again[-1] == MAX else (str(again[-1]) if again else "-")
-            parts.append(t("explain.repeat", call=what))
+            # Explained in full the first time; after that the log only says what is called again.
+            parts.append(t("explain.repeat_short" if "repeat" in self.explained else "explain.repeat", call=what))
+            self.explained.add("repeat")
         if MAX in flips or (call.kind == "move" and MAX in call.options):
             parts.append(t("explain.max_splashes") if game.rules.max_by == "splashes" else t("explain.max"))
         if game.rules.has(TWO_FLIPS) and len(call.options) > 1:

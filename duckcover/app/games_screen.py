@@ -23,7 +23,9 @@ from ..game import Game
 from ..i18n import t
 from ..record import RecordError, replay
 from ..untrusted import NAME_MAX, shown
+from .messages import Navigate
 from .screens import SCREENS_CSS, ConfirmScreen
+from .textual_compat import bind
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 
@@ -107,10 +109,10 @@ class GamesScreen(Screen):
         self.root = root
         self.entries: list[SavedGame] = []
         # Priority: ahead of the table's own (silent) Enter, so the Footer names the verb.
-        self._bindings.bind("enter", "replay", t("games.key_replay"), priority=True)
-        self._bindings.bind("r", "resume", t("games.key_resume"))
-        self._bindings.bind("d,delete", "delete", t("games.key_delete"))
-        self._bindings.bind("escape", "back", t("games.key_back"))
+        bind(self, "enter", "replay", t("games.key_replay"), priority=True)
+        bind(self, "r", "resume", t("games.key_resume"))
+        bind(self, "d,delete", "delete", t("games.key_delete"))
+        bind(self, "escape", "back", t("games.key_back"))
 
     def compose(self) -> ComposeResult:
         yield Static(t("games.title"), id="games-title")
@@ -196,7 +198,7 @@ class GamesScreen(Screen):
     def action_resume(self) -> None:
         entry = self.selected
         if entry is not None and entry.in_progress and hasattr(self.app, "resume_game"):
-            self.app.resume_game(entry.path)
+            self.post_message(Navigate("resume", entry.path))
 
     def action_delete(self) -> None:
         entry = self.selected

@@ -12,12 +12,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..i18n import t
+from .textual_compat import bind
 
 
 class HandoverScreen(Screen[None]):
+    SCOPED_CSS = False  # its ASCII rule starts at the App
     DEFAULT_CSS = """
     HandoverScreen { align: center middle; }
     #handover { width: 64; max-width: 95%; height: auto; border: heavy $accent; padding: 1 2; }
+    App.-ascii #handover { border: ascii $accent; }
     #handover-title { text-style: bold; text-align: center; width: 100%; color: $accent; }
     #handover-where { text-align: center; width: 100%; margin: 1 0 0 0; }
     #handover-body { text-align: center; width: 100%; margin: 1 0 0 0; }
@@ -27,7 +30,7 @@ class HandoverScreen(Screen[None]):
         super().__init__()
         self.player = name
         self.where = where
-        self._bindings.bind("enter", "ready", t("handover.key", name=name))
+        bind(self, "enter", "ready", t("handover.key", name=name))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="handover"):

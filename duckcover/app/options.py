@@ -41,6 +41,9 @@ class AppOptions:
     handover: bool = True  # pass-and-play: a hand-over screen before each human's private choice
     save: bool = True  # write the game record after every turn
     stats: bool = True  # add finished games to the statistics database
+    # `--resume`: the saved record and its game, already read and replayed by the command line
+    # (the app continues from them rather than replaying the record a second time).
+    resumed: tuple[dict, object] | None = None
 
 
 def quick_seats(bots: int, name: str | None, difficulty: str = "medium", watch: bool = False) -> list[SeatSpec]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -21,12 +23,15 @@ from ..cards import MAX, REPEAT
 from ..game import CHOOSING, Game, Phase, RoundOutcome
 from ..grid import Cell, Stack, fmt_cell, sorted_stacks
 from ..i18n import t
-from ..moves import Move, Turn
+from ..moves import Turn
 from ..record import read_players, replay
 from ..rules import TWO_FLIPS
-from ..untrusted import shown
+from ..untrusted import NAME_MAX, shown
 from .cards import family_letter
+from .glyphs import PlainKeys, adapt
 from .passplay import read_sounds, sound_of
+from .telling import discard_words, gift_words, idle_words, move_words
+from .textual_compat import bind
 from .widgets import GridWidget
 from .words import flip_word
 
@@ -118,16 +123,16 @@ def flip_line(timeline: Timeline, step: Step) -> str:
     turn = step.turn
     names = timeline.names
     if turn is None:
-        return t("replay.deal", round=step.round_index + 1, name=names[step.captain])
+        return t("replay.deal", round=step.round_index + 1, name=shown(names[step.captain], NAME_MAX))
     card = " + ".join(flip_word(code) for code in turn.flips)
     call = turn.call
     if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.has(TWO_FLIPS):
         card = t("replay.repeat_of", card=card, call=flip_word(call.options[0]))
-    return t("replay.flip", turn=step.turn_no, name=names[step.captain], card=card)
+    return t("replay.flip", turn=step.turn_no, name=shown(names[step.captain], NAME_MAX), card=card)
 
 
 def move_lines(timeline: Timeline, step: Step) -> list[str]:
-    """What every seat did this turn, in words, as the table saw it."""
+    """What every seat did this turn, in the words of the table's log."""
     turn = step.turn
     if turn is None:
         return []
@@ -135,36 +140,26 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
     if turn.call.kind == "dead":
         return [t("replay.repeat_dead")]
     lines = []
-    if turn.gifts is not None:
-        lines += [t("replay.gift", name=names[seat], card=card_word(gift.card, seat), other=names[(seat + 1) % n])
+    placing = turn.gifts is not None
+    if placing:
+        lines += [gift_words(names[seat], card_word(gift.card, seat), names[(seat + 1) % n])
                   for seat, gift in enumerate(turn.gifts) if gift is not None]
     for seat, move in enumerate(turn.moves):
-        lines.append(_move_line(timeline, step, seat, move, placing=turn.gifts is not None))
+        if move is not None:
+            word = partial(card_word, seat=seat)
+            lines.append(move_words(names[seat], step.before[seat], move, placing, word))
+        else:
+            # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
+            quacks = not (placing or timeline.rules.has(TWO_FLIPS) or MAX in turn.call.options)
+            lines.append(idle_words(names[seat], quack_word(timeline, seat) if quacks else None))
     if turn.discarded:
-        limit = timeline.rules.discard_limit(n)
-        lines.append(t("replay.discarded", count=len(step.discard), limit=limit if limit is not None else "-"))
+        lines.append(discard_words(len(step.discard), timeline.rules.discard_limit(n)))
     return lines
 
 
 def quack_word(timeline: Timeline, seat: int) -> str:
     """Madness: each seat its animal sound (as at the table), else Quack."""
     return sound_of(timeline.sounds, timeline.rules, seat)  # the record's own words, if it has them
-
-
-def _move_line(timeline: Timeline, step: Step, seat: int, move: Move | None, placing: bool) -> str:
-    name = timeline.names[seat]
-    if move is None:
-        # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
-        if placing or timeline.rules.has(TWO_FLIPS) or MAX in step.turn.call.options:
-            return t("replay.nothing", name=name)
-        return t("replay.quack", name=name, quack=quack_word(timeline, seat))
-    card, cell = card_word(move.card, seat), fmt_cell(move.to)
-    if placing:
-        return t("replay.place", name=name, card=card, cell=cell)
-    below = step.before[seat].get(move.to)
-    if below:
-        return t("replay.cover", name=name, card=card, target=card_word(below[-1], seat), cell=cell)
-    return t("replay.duck", name=name, card=card, cell=cell)
 
 
 def end_lines(timeline: Timeline, step: Step) -> list[str]:
@@ -197,11 +192,11 @@ def stack_lines(timeline: Timeline, step: Step, every: bool) -> list[str]:
     lines = []
     for seat, grid in enumerate(step.grids):
         lines.append(timeline.names[seat])
-        shown = [(cell, stack) for cell, stack in sorted_stacks(grid) if every or len(stack) > 1]
-        for cell, stack in shown:
+        listed = [(cell, stack) for cell, stack in sorted_stacks(grid) if every or len(stack) > 1]
+        for cell, stack in listed:
             cards = " ".join(card_word(card, seat) for card in stack)
             lines.append(f"  {fmt_cell(cell)}: {cards}")
-        if not shown:
+        if not listed:
             lines.append("  " + t("replay.no_covered"))
     return lines
 
@@ -216,6 +211,16 @@ class ReplayScreen(Screen):
 
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = None
+    # Keys without a label in the Footer; the labelled ones are bound in the player's language.
+    BINDINGS = [
+        Binding("home", "go_first", show=False),
+        Binding("end", "go_last", show=False),
+        *(Binding(str(number), f"jump({number - 1})", show=False) for number in range(1, 10)),
+        Binding("up,k", "scroll_side(-1)", show=False),
+        Binding("down,j", "scroll_side(1)", show=False),
+        Binding("shift+left", "scroll_grids(-1)", show=False),  # grids grow wider than a small terminal
+        Binding("shift+right", "scroll_grids(1)", show=False),
+    ]
 
     index: reactive[int] = reactive(0, init=False)
 
@@ -224,21 +229,12 @@ class ReplayScreen(Screen):
         self.timeline = timeline
         self.record_title = title
         self.every_stack = False
-        bind = self._bindings.bind
-        bind("left,h", "step(-1)", t("replay.key_back"), key_display="←")
-        bind("right,l", "step(1)", t("replay.key_forward"), key_display="→")
-        bind("pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
-        bind("pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
-        bind("s", "toggle_stacks", t("replay.key_stacks"))
-        bind("q,escape", "close", t("replay.key_close"))
-        bind("home", "go_first", show=False)
-        bind("end", "go_last", show=False)
-        for number in range(1, 10):
-            bind(str(number), f"jump({number - 1})", show=False)
-        bind("up,k", "scroll_side(-1)", show=False)
-        bind("down,j", "scroll_side(1)", show=False)
-        bind("shift+left", "scroll_grids(-1)", show=False)  # grids grow wider than a small terminal
-        bind("shift+right", "scroll_grids(1)", show=False)
+        bind(self, "left,h", "step(-1)", t("replay.key_back"), key_display="←")
+        bind(self, "right,l", "step(1)", t("replay.key_forward"), key_display="→")
+        bind(self, "pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
+        bind(self, "pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
+        bind(self, "s", "toggle_stacks", t("replay.key_stacks"))
+        bind(self, "q,escape", "close", t("replay.key_close"))
 
     def compose(self) -> ComposeResult:
         yield Static(id="replay-status")
@@ -391,7 +387,7 @@ class ReplayScreen(Screen):
         return text
 
 
-class ReplayApp(App):
+class ReplayApp(PlainKeys, App):
     """`duckcover replay FILE` on a terminal: the viewer alone; closing it ends the app."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -400,6 +396,7 @@ class ReplayApp(App):
         super().__init__()
         self.timeline = timeline
         self.record_title = title
+        adapt(self)
 
     def on_mount(self) -> None:
         self.title = t("replay.title")

@@ -11,13 +11,17 @@ from textual.widgets import Footer, Static
 # The setup and title widgets (Select, Input, OptionList...) are imported where they are
 # used: a game started from the command line opens straight on the table without them.
 
+from ..difficulty import DIFFICULTIES
 from ..errors import RulesError
 from ..i18n import t
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
 from ..untrusted import NAME_MAX, name_problem, shown
-from .bots import DIFFICULTY_NAMES, installed_bots
+from .bots import installed_bots
 from .controller import TurnController
+from .glyphs import ascii_only
+from .messages import Navigate, StartGame
 from .options import BOT_NAMES, SeatSpec
+from .textual_compat import bind
 
 SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
 MAX_SEATS = 7
@@ -52,7 +56,7 @@ class TitleScreen(Screen):
                 yield Static(t("title.tagline"), id="tagline")
             with Center():
                 yield OptionList(
-                    Option(t("title.new"), id="new"),
+                    Option(t("title.new"), id="setup"),  # each id is a place the app leads to
                     Option(t("title.resume"), id="resume", disabled=not self.can_resume),
                     Option(t("title.games"), id="games"),
                     Option(t("title.statistics"), id="statistics"),
@@ -73,53 +77,26 @@ class TitleScreen(Screen):
         (menu.enable_option if self.can_resume else menu.disable_option)("resume")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        choice = event.option.id
-        if choice == "new":
-            self.app.push_screen(SetupScreen())
-        elif choice == "resume":
-            from .. import storage
-
-            if len(storage.unfinished_paths(getattr(self.app, "data_root", None))) > 1:
-                from .games_screen import GamesScreen  # several: the player picks (most recent first)
-
-                self.app.push_screen(GamesScreen())
-            else:
-                self.app.resume_game()
-        elif choice == "games":
-            from .games_screen import GamesScreen
-
-            self.app.push_screen(GamesScreen())
-        elif choice == "statistics":
-            from .stats_screen import StatsScreen
-
-            self.app.push_screen(StatsScreen())
-        elif choice == "settings":
-            from .settings_screen import SettingsScreen
-
-            self.app.push_screen(SettingsScreen())
-        elif choice == "rules":
-            self.app.action_help()
-        elif choice == "quit":
-            self.app.exit()
+        self.post_message(Navigate(event.option.id))
 
 
 class SetupScreen(Screen):
     """2-7 seats (human or bot), the rules' options and variants, an optional seed."""
 
     CSS_PATH = SCREENS_CSS
+    AUTO_FOCUS = "#players"  # not the scrolling container: keys work at once
 
     def __init__(self, seats: int = 4) -> None:
         super().__init__()
         self.seat_count = seats
-        self._bindings.bind("escape", "back", t("key.back"))
-        self._bindings.bind("ctrl+s", "start", t("setup.start"))
+        bind(self, "escape", "back", t("key.back"))
+        bind(self, "ctrl+s", "start", t("setup.start"))
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button, Checkbox, Input, Label, Select
 
         from . import setup_passplay as passplay
-        kinds = [(t("seat.human"), "human")] + [(t(f"difficulty.{d}"), d) for d in DIFFICULTY_NAMES]
-        kinds += [(t("setup.bot_named", name=name), name) for name in installed_bots()]
+        kinds = [(t("seat.human"), "human"), *bot_choices()]
         with VerticalScroll(id="setup"):
             yield Label(t("setup.title"), classes="heading")
             with Horizontal(classes="setup-row"):
@@ -157,6 +134,7 @@ class SetupScreen(Screen):
     def on_mount(self) -> None:
         from textual.widgets import Input
         self.show_seats(self.seat_count)
+        ascii_widgets(self)
         if self.app.is_headless:  # tests and screenshots: a blinking cursor never matches twice
             for field in self.query(Input):
                 field.cursor_blink = False
@@ -221,8 +199,15 @@ class SetupScreen(Screen):
             return
         from .setup_passplay import handover_wanted
 
-        self.app.options.handover = handover_wanted(self)
-        self.app.start_game(seats, rules, seed)
+        self.post_message(StartGame(seats, rules, seed, handover_wanted(self)))
+
+
+def bot_choices() -> list[tuple[str, str]]:
+    """Each bot once: the three difficulties with the bot each stands for ("Medium (greedy)"),
+    then any other installed bot by its own name."""
+    behind = set(DIFFICULTIES.values())
+    choices = [(t(f"difficulty.{level}", bot=bot), level) for level, bot in DIFFICULTIES.items()]
+    return choices + [(t("setup.bot_named", name=name), name) for name in installed_bots() if name not in behind]
 
 
 class HelpScreen(ModalScreen):
@@ -232,7 +217,7 @@ class HelpScreen(ModalScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._bindings.bind("escape,question_mark,q", "close", t("key.close"))
+        bind(self, "escape,question_mark,q", "close", t("key.close"))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
@@ -254,8 +239,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def __init__(self, question: str, yes: str, no: str, note: str | None = None, box_id: str = "confirm-box"):
         super().__init__()
         self.question, self.yes, self.no, self.note, self.box_id = question, yes, no, note, box_id
-        self._bindings.bind("y", "answer(True)", yes)
-        self._bindings.bind("n,escape", "answer(False)", no)
+        bind(self, "y", "answer(True)", yes)
+        bind(self, "n,escape", "answer(False)", no)
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button
@@ -300,6 +285,27 @@ class TooSmallScreen(Screen):
         self.query_one("#too-small", Static).update(t("too_small", width=size.width, height=size.height))
 
 
+def table_box():
+    """Rich's usual table lines, or ASCII ones where the terminal cannot draw them."""
+    from rich import box
+
+    return box.ASCII if ascii_only() else box.HEAVY_HEAD
+
+
+def ascii_widgets(screen: Screen) -> None:
+    """On an ASCII terminal, the glyphs Textual's form widgets draw inside themselves (borders
+    come from the style sheet): check boxes as [X], the list arrows as v and ^."""
+    if not ascii_only():
+        return
+    from textual.widgets import Checkbox
+
+    for box in screen.query(Checkbox):
+        box.BUTTON_LEFT, box.BUTTON_RIGHT = "[", "]"
+    for arrow, plain in ((".down-arrow", "v"), (".up-arrow", "^")):
+        for static in screen.query(arrow):
+            static.update(plain)
+
+
 def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
     grids, _, _ = ctl.game.table(round_index)
     rules = ctl.game.rules
@@ -309,7 +315,7 @@ def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
 
 def scorepad(ctl: TurnController) -> Table:
     game = ctl.game
-    table = Table(title=t("score.title"), title_justify="left", expand=False)
+    table = Table(title=t("score.title"), title_justify="left", expand=False, box=table_box())
     table.add_column(t("score.player"))
     for index in range(game.rules.rounds()):
         table.add_column(t("score.round", round=index + 1), justify="right")
@@ -328,7 +334,7 @@ def round_table(ctl: TurnController) -> Table:
     game = ctl.game
     index = len(game.results) - 1
     result = game.results[index]
-    table = Table(expand=False)
+    table = Table(expand=False, box=table_box())
     table.add_column(t("score.player"))
     table.add_column(t("score.visible"))
     table.add_column(t("score.sign"), justify="center")
@@ -351,7 +357,7 @@ class RoundEndScreen(ModalScreen):
         super().__init__()
         self.ctl = ctl
         self.auto = auto
-        self._bindings.bind("enter,space", "continue", t("key.continue"))
+        bind(self, "enter,space", "continue", t("key.continue"))
 
     def compose(self) -> ComposeResult:
         game = self.ctl.game
@@ -401,8 +407,9 @@ class GameOverScreen(ModalScreen):
     def __init__(self, ctl: TurnController) -> None:
         super().__init__()
         self.ctl = ctl
-        self._bindings.bind("n", "new_game", t("key.new_game"))
-        self._bindings.bind("q", "app.request_quit", t("key.quit"))
+        # The game is over and saved: q quits without a question, n opens the set-up.
+        bind(self, "n", "new_game", t("key.new_game"), priority=True)
+        bind(self, "q", "quit", t("key.quit"), priority=True)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="game-over"):
@@ -413,4 +420,7 @@ class GameOverScreen(ModalScreen):
         yield Footer()
 
     def action_new_game(self) -> None:
-        self.app.go_title()
+        self.post_message(Navigate("setup"))
+
+    def action_quit(self) -> None:
+        self.post_message(Navigate("quit"))

@@ -1,8 +1,7 @@
 """The Settings screen: language, hints and colours, saved to settings.json in the data directory.
 
 Opened from the title screen, or with `o` at the table. A new language applies at once: the
-app's own keys are relabelled and the screen underneath (title or table) is built again, since
-every screen takes its words from `t()` when it is built.
+app relabels its keys and builds the screen underneath (title or table) again.
 """
 from __future__ import annotations
 
@@ -14,24 +13,27 @@ from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
 from .. import i18n
 from ..i18n import t
 from ..settings import THEMES, Settings, save
-from .screens import SCREENS_CSS
+from .messages import SettingsSaved
+from .screens import SCREENS_CSS, ascii_widgets
+from .textual_compat import bind
 
 AUTO = "auto"  # the Selects' value for "nothing saved: decide automatically"
 
 
 class SettingsScreen(Screen):
     CSS_PATH = SCREENS_CSS  # the setup rows and headings
+    AUTO_FOCUS = "#settings-lang"  # not the scrolling container: keys work at once
     DEFAULT_CSS = """
     #settings { padding: 0 2; }
     #settings .setup-label { width: 22; padding: 1 1 0 0; }
-    #settings-lang, #settings-colours { width: 60; }
+    #settings-lang, #settings-colours { width: 1fr; max-width: 60; }  /* 80 columns: all of it shows */
     #settings-hints { height: auto; margin: 1 0 0 0; }
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self._bindings.bind("escape", "back", t("key.back"))
-        self._bindings.bind("ctrl+s", "save", t("settings.save"))
+        bind(self, "escape", "back", t("key.back"))
+        bind(self, "ctrl+s", "save", t("settings.save"))
 
     @property
     def current(self) -> Settings:
@@ -55,6 +57,9 @@ class SettingsScreen(Screen):
                 yield Button(t("key.back"), id="back")
         yield Footer()
 
+    def on_mount(self) -> None:
+        ascii_widgets(self)
+
     def chosen(self) -> Settings:
         lang = self.query_one("#settings-lang", Select).value
         hints = self.query_one("#settings-hints", Checkbox).value
@@ -76,36 +81,4 @@ class SettingsScreen(Screen):
         except OSError as err:
             app.notify(t("settings.save_failed", error=str(err)), severity="error")
             return
-        old_lang = i18n.language()
-        app.settings = settings
-        app.apply_theme()
-        new_lang = settings.lang or app.options.lang or i18n.detect()
-        i18n.set_language(new_lang)
-        relabel_app_keys(app)
-        app.notify(t("settings.saved"))
-        if new_lang != old_lang:
-            rebuild(app)
-        else:
-            app.pop_screen()
-
-
-def rebuild(app) -> None:
-    """Build the screen under Settings again, in the new language: the title, or the table of
-    the game in progress (it carries on from the game itself, like a resumed game)."""
-    from .table import TableScreen
-
-    at_table = any(isinstance(screen, TableScreen) for screen in app.screen_stack)
-    ctl = getattr(app, "controller", None)
-    if at_table and ctl is not None and not ctl.game.over:
-        app.show_table()
-    else:
-        app.go_title()
-
-
-def relabel_app_keys(app) -> None:
-    """The app-wide keys were labelled when the app was built: label them again."""
-    app.title = t("app.title")
-    for key in ("q", "question_mark"):
-        app._bindings.key_to_bindings.pop(key, None)
-    app.bind("q", "request_quit", description=t("key.quit"))
-    app.bind("question_mark", "help", description=t("key.help"), key_display="?")
+        self.post_message(SettingsSaved(settings))

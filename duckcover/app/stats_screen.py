@@ -18,14 +18,17 @@ from textual.widgets import Footer, Static
 from .. import stats
 from ..i18n import t
 from ..untrusted import shown
+from .glyphs import ascii_only
+from .textual_compat import bind
 
 BAR_WIDTH = 30
 NAME_WIDTH = 14
 
 
 def bar_char() -> str:
-    """A full block draws solid bars everywhere; NO_COLOR asks for a plain look, so plain ASCII."""
-    return "#" if os.environ.get("NO_COLOR") else "\u2588"
+    """A full block draws solid bars; NO_COLOR asks for a plain look, and some terminals cannot
+    draw blocks: plain ASCII there."""
+    return "#" if os.environ.get("NO_COLOR") or ascii_only() else "\u2588"
 
 
 def bar(value: float, largest: float, width: int = BAR_WIDTH) -> str:
@@ -78,8 +81,8 @@ class StatsScreen(Screen):
         super().__init__()
         self.db_path = db_path
         self.error: str | None = None
-        self._bindings.bind("escape", "back", t("statsview.key_back"))
-        self._bindings.bind("r", "reload", t("statsview.key_reload"))
+        bind(self, "escape", "back", t("statsview.key_back"))
+        bind(self, "r", "reload", t("statsview.key_reload"))
 
     def compose(self) -> ComposeResult:
         yield Static(t("stats.title"), id="stats-title")

@@ -305,9 +305,7 @@ class TableScreen(Screen):
             return
         before = game.turn_number
         game.flip()
-        label = self.ctl.flip_label()
-        self.log_line(t("log.flip", round=game.round_index + 1, turn=before + 1,
-                        name=game.names[game.captain], card=label), bold=True)
+        self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
         self.put("#explain", explain or "")
         if explain:
@@ -339,7 +337,7 @@ class TableScreen(Screen):
         self.chooser = None
         self.stage = ""
         quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
-        self.set_prompt(quack or t("prompt.waiting"))
+        self.set_prompt(quack or self.ctl.waiting_prompt())
         self.state = "waiting"
         self.refresh_table()
         self.maybe_resolve()

@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
 from ..rules import ARTISTS_PACK, CAPTAIN, MAX_BY, VARIANTS
 
@@ -134,7 +135,7 @@ def check_bot(spec: str) -> str | None:
 
 
 def run(args) -> int:
-    from ..i18n import detect, set_language
+    from ..i18n import detect, set_language, t
     from ..settings import load
 
     # Before the default seat names are chosen: --lang, else the saved settings, else the locale.
@@ -143,7 +144,7 @@ def run(args) -> int:
         options = build_options(args)
     except ValueError as err:
         return fail(str(err))
-    if options.seats:
+    if options.seats and args.difficulty not in DIFFICULTIES:  # the built-in ones ship with us
         problem = check_bot(args.difficulty)
         if problem:
             return fail(problem)
@@ -156,9 +157,14 @@ def run(args) -> int:
         if args.resume == "list":
             return list_unfinished(options.data_dir)
         try:
-            options.resume_path = resume_choice(args.resume, options.data_dir)
+            # Read and replayed once, here (a broken save is refused before any screen); the
+            # app continues from this very game instead of reading and replaying it again.
+            options.resume_path, *resumed = resume_choice(args.resume, options.data_dir)
+            options.resumed = tuple(resumed)
         except ValueError as err:
             return fail(str(err))
+    if not sys.stdout.isatty():
+        return fail(t("play.not_a_terminal"))  # not escape codes into a file
     from ..app import create_app
 
     app = create_app(options)
@@ -171,8 +177,9 @@ def run(args) -> int:
 
 
 def resume_choice(which: str, root):
-    """The file of the unfinished game `--resume WHICH` names (checked here, so a bad one is one
-    line before the terminal is taken): 1 = the most recent one no other duckcover holds."""
+    """The unfinished game `--resume WHICH` names, as (file, record, game): checked here, so a
+    bad one is one line before the terminal is taken. 1 = the most recent one no other
+    duckcover holds."""
     from .. import storage
     from ..app.app import most_recent_free
     from ..i18n import t
@@ -193,10 +200,11 @@ def resume_choice(which: str, root):
             path = most_recent_free(root)
         elif storage.in_use(path):
             raise ValueError(t("play.in_use", game=path.name))
-        storage.resume(storage.load(path))
+        record = storage.load(path)
+        game = storage.resume(record)
     except RecordError as err:
         raise ValueError(t("play.bad_resume", error=str(err))) from None
-    return path
+    return path, record, game
 
 
 def list_unfinished(root) -> int:

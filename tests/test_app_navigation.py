@@ -1,0 +1,168 @@
+"""Screens open ready for the keyboard, Game over's keys, the bot list, and the screens asking
+the app (by message) where to go next."""
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widgets import Footer, Select
+
+from duckcover.app import AppOptions, create_app
+from duckcover.app import screens
+from duckcover.app.messages import Navigate
+from duckcover.app.screens import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
+from duckcover.app.settings_screen import SettingsScreen
+from duckcover.app.textual_compat import bind, unbind
+from helpers import finished_controller
+
+
+def title_app(tmp_path, lang="en"):
+    return create_app(AppOptions(speed="instant", lang=lang, data_dir=tmp_path, stats=False))
+
+
+async def test_the_setup_screen_opens_with_its_first_field_focused_and_enter_works(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # New game
+        assert isinstance(app.screen, SetupScreen)
+        players = app.screen.query_one("#players", Select)
+        assert app.focused is players
+        await pilot.press("enter", "down", "enter")  # open the list, one more player, take it
+        assert players.value == 5 and app.screen.seat_count == 5
+
+
+async def test_the_settings_screen_opens_with_its_first_field_focused_and_enter_works(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("down", "down", "down", "enter")  # Settings (Resume is off: nothing saved)
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        language = app.screen.query_one("#settings-lang", Select)
+        assert app.focused is language
+        await pilot.press("enter")
+        assert language.expanded
+
+
+async def test_n_on_game_over_opens_the_setup_of_a_new_game_and_back_leads_to_the_title(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(GameOverScreen(finished_controller()))
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        assert not any(isinstance(s, GameOverScreen) for s in app.screen_stack)
+        await pilot.press("escape")
+        assert isinstance(app.screen, TitleScreen)
+
+
+async def test_q_on_game_over_quits_at_once_whatever_has_focus(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(GameOverScreen(finished_controller()))
+        await pilot.pause()
+        app.screen.query_one("#game-over").focus()  # the scrolling box takes keys too
+        await pilot.press("q")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen)  # the game is over and saved: no question
+        assert app.return_code == 0 and not app.is_running
+
+
+async def test_game_over_footer_names_new_game_and_quit(tmp_path):
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(GameOverScreen(finished_controller()))
+        await pilot.pause()
+        shown = {b.key: b.description for (_, b, enabled, _) in app.screen.active_bindings.values() if enabled}
+        assert shown["n"] == "New game" and shown["q"] == "Quit"
+
+
+def test_the_bot_list_offers_each_bot_once_with_its_difficulty(monkeypatch):
+    monkeypatch.setattr(screens, "installed_bots", lambda: ["expert", "greedy", "random", "owl"])
+    choices = bot_choices()
+    assert choices == [("Easy (random)", "easy"), ("Medium (greedy)", "medium"), ("Hard (expert)", "hard"),
+                       ("bot: owl", "owl")]
+
+
+async def test_the_setup_screen_lists_the_installed_bots_once(tmp_path):
+    app = title_app(tmp_path, lang="de")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(SetupScreen())
+        await pilot.pause()
+        kinds = app.screen.query_one("#kind-1", Select)
+        labels = [str(prompt) for prompt, _ in kinds._options]
+        assert labels[:4] == ["Mensch", "Leicht (random)", "Mittel (greedy)", "Schwer (expert)"]
+        values = [value for _, value in kinds._options]
+        assert len(values) == len(set(values))
+        assert not {"random", "greedy", "expert"} & set(values)  # not again under their own names
+
+
+async def test_the_title_menu_asks_the_app_by_message(tmp_path):
+    app = title_app(tmp_path)
+    asked = []
+
+    def hook(message) -> None:
+        if isinstance(message, Navigate):
+            asked.append(message.place)
+
+    async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
+        await pilot.press("down", "enter")  # Games (Resume is off: nothing saved)
+        await pilot.pause()
+        assert set(asked) == {"games"} and type(app.screen).__name__ == "GamesScreen"
+
+
+def test_screens_do_not_build_one_another():
+    """The title, set-up, games and settings screens name no other screen module: they post
+    messages and the app decides (generic dialogs and shared styles come from screens.py)."""
+    import ast
+    from pathlib import Path
+
+    import duckcover.app as package
+
+    folder = Path(package.__file__).parent
+    others = {"games_screen", "settings_screen", "stats_screen", "table", "replay_viewer", "handover"}
+    for name in ("screens", "settings_screen", "stats_screen", "handover"):
+        tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {node.module.rsplit(".", 1)[-1] for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module and node.level}
+        assert not imported & (others - {name}), (name, imported & others)
+
+
+def test_navigate_refuses_an_unknown_place():
+    try:
+        Navigate("nowhere")
+    except ValueError as err:
+        assert "nowhere" in str(err)
+    else:
+        raise AssertionError("an unknown place was accepted")
+
+
+class Bound(Screen):
+    def __init__(self) -> None:
+        super().__init__()
+        bind(self, "x", "mark", "Mark it", priority=True)
+        bind(self, "y", "mark", "Hidden", show=False)
+        self.marked = 0
+
+    def compose(self):
+        yield Footer()
+
+    def action_mark(self) -> None:
+        self.marked += 1
+
+
+async def test_textual_compat_binds_and_unbinds_on_a_screen(tmp_path):
+    """Fails loudly if a Textual upgrade changes what duckcover.app.textual_compat relies on."""
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = Bound()
+        app.push_screen(screen)
+        await pilot.pause()
+        active = app.screen.active_bindings
+        assert active["x"].binding.description == "Mark it" and active["x"].binding.priority
+        assert active["y"].binding.show is False
+        await pilot.press("x", "y")
+        assert screen.marked == 2
+        unbind(screen, "x")
+        screen.refresh_bindings()
+        assert "x" not in app.screen.active_bindings
+        await pilot.press("x")
+        assert screen.marked == 2
