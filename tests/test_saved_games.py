@@ -121,6 +121,7 @@ def test_play_returns_the_apps_exit_code(tmp_path, monkeypatch):
         return app
 
     monkeypatch.setattr(app_package, "create_app", crashing_app)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # play wants a terminal
     assert play.run(build_parser().parse_args(["play", "--bots", "1", "--data-dir", str(tmp_path)])) == 1
     assert made
 
