@@ -113,3 +113,27 @@ def test_mutated_records_are_one_line_or_a_valid_game(base, data, text_cut):
         finally:
             tracemalloc.stop()
     assert peak < MEMORY_LIMIT
+
+
+@settings(max_examples=max(EXAMPLES // 10, 4), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(base=st.sampled_from(BASES), data=st.data())
+async def test_resume_in_the_app_plays_on_or_says_why(base, data):
+    """The app's own Resume on a mutated save: the table of a valid game (or its round end), or
+    the title screen and a message; the app never ends on an error."""
+    from duckcover.app import AppOptions, create_app
+    from duckcover.app.screens import GameOverScreen, RoundEndScreen, TitleScreen
+    from duckcover.app.table import TableScreen
+
+    record = mutate(base, data)
+    if isinstance(record.get("rounds"), list) and record["rounds"]:
+        record["rounds"] = record["rounds"][:1]  # a game to continue, if the record is valid
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        storage.save_unfinished(record, storage.new_game_path(root))
+        app = create_app(AppOptions(resume=True, lang="en", data_dir=root, stats=False, speed="instant"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert app.is_running
+            assert isinstance(app.screen, (TableScreen, RoundEndScreen, GameOverScreen, TitleScreen))
+        assert not app.return_code
