@@ -1,10 +1,17 @@
-"""Decision time per built-in bot: percentiles over a few hundred decisions from seeded games.
+"""Decision time per built-in bot, and the cost of running a bot in a process of its own.
 
-    python benchmarks/bots.py [--decisions N]
+    python benchmarks/bots.py [--decisions N] [--deals N]
 
 Each bot plays seat 0 of 4-player games (seeds 0, 1, 2, ...) against greedy until it has made
 N decisions; only its own `choose` calls are timed (the Referee's per-decision clock, run
-inline). The last line is `expert_p50_ms=<n>` (`nan` when the expert is not installed).
+inline). Prints `expert_p50_ms=<n>` (`nan` when the expert is not installed).
+
+Then the process boundary: greedy at seat 0 named by its module path (so it is not "built in"
+and plays in a process of its own, protocol duckcover-bot/1) against the same greedy in the
+game's process: per decision, the time the Referee waits for the answer, and the whole
+`Referee.decide` call (view to plain data, pipe both ways, answer checked). And the arena's
+throughput (games/s) with that bot in and out of process. The last line is
+`greedy_process_p50_ms=<n>`: the median wait for a greedy answer from its own process.
 """
 from __future__ import annotations
 
@@ -13,11 +20,14 @@ import math
 import statistics
 import time
 
+from duckcover.arena import ArenaConfig
+from duckcover.arena import run as run_arena
 from duckcover.harness import play_game
-from duckcover.plugins import BotLoadError, resolve_bot
+from duckcover.plugins import BotLoadError, resolve_bot, seat_bot
 from duckcover.safety import Referee
 
 BOTS = ("random", "greedy", "expert")
+OUT_OF_PROCESS = "duckcover_bots.greedy:GreedyBot"  # a module path: never run in the game's process
 
 
 def decision_times(spec: str, decisions: int) -> list[float]:
@@ -32,6 +42,43 @@ def decision_times(spec: str, decisions: int) -> list[float]:
     return times[:decisions]
 
 
+def boundary(decisions: int, out_of_process: bool) -> tuple[list[float], list[float]]:
+    """(answer waits, whole decide calls) in seconds, per decision of seat 0."""
+    waits: list[float] = []
+    calls: list[float] = []
+    first = seat_bot(OUT_OF_PROCESS) if out_of_process else resolve_bot("greedy")
+    seed = 0
+    try:
+        while len(waits) < decisions:
+            bots = [first] + [resolve_bot("greedy") for _ in range(3)]
+            referee = Referee(bots, hard_limit=10.0, keep_processes=True)
+            decide = referee.decide
+
+            def timed(game, seats=None):
+                asked = 0 in game.awaiting
+                start = time.perf_counter()
+                moves = decide(game, seats)
+                if asked:
+                    calls.append(time.perf_counter() - start)
+                return moves
+
+            referee.decide = timed
+            play_game(bots, seed=seed, referee=referee)
+            waits.extend(referee.times[0])
+            seed += 1
+    finally:
+        if out_of_process:
+            first.close()
+    return waits[:decisions], calls[:decisions]
+
+
+def arena_rate(deals: int, trusted: bool) -> float:
+    config = ArenaConfig((OUT_OF_PROCESS, "greedy", "greedy", "greedy"), deals=deals, seed=1, trusted=trusted)
+    start = time.perf_counter()
+    run_arena(config)
+    return deals * len(config.specs) / (time.perf_counter() - start)
+
+
 def percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(fraction * len(ordered)) - 1)]
 
@@ -39,6 +86,7 @@ def percentile(ordered: list[float], fraction: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=300)
+    parser.add_argument("--deals", type=int, default=30, help="arena deals for the throughput figures")
     args = parser.parse_args()
     expert_p50 = math.nan
     print(f"{'bot':8} {'decisions':>9} {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}  wall s")
@@ -60,6 +108,21 @@ def main() -> None:
     if math.isnan(expert_p50):
         print("the expert bot is not installed: its p50 is nan")
     print(f"expert_p50_ms={expert_p50:.3f}" if not math.isnan(expert_p50) else "expert_p50_ms=nan")
+    print()
+    print(f"greedy at seat 0, {args.decisions} decisions: in the game's process, then in its own")
+    print(f"{'where':12} {'wait p50':>9} {'wait p90':>9} {'decide p50':>11} {'decide p90':>11}  (ms)")
+    medians = {}
+    for where, out in (("in-process", False), ("own process", True)):
+        waits, calls = (sorted(x) for x in boundary(args.decisions, out))
+        medians[where] = statistics.median(waits) * 1000
+        print(f"{where:12} {medians[where]:9.3f} {percentile(waits, 0.9) * 1000:9.3f} "
+              f"{statistics.median(calls) * 1000:11.3f} {percentile(calls, 0.9) * 1000:11.3f}")
+    print(f"process boundary per decision (median wait, own minus in-process): "
+          f"{medians['own process'] - medians['in-process']:.3f} ms")
+    rates = {trusted: arena_rate(args.deals, trusted) for trusted in (True, False)}
+    print(f"arena, {args.deals} deals x 4 seatings, greedy x4 with seat 0 named by module path: "
+          f"{rates[True]:.1f} games/s in-process (--trusted), {rates[False]:.1f} games/s with it in its own process")
+    print(f"greedy_process_p50_ms={medians['own process']:.3f}")
 
 
 if __name__ == "__main__":

@@ -26,14 +26,21 @@ import random
 import statistics
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
 from dataclasses import dataclass, field
 
-from .harness import play_game
-from .plugins import instantiate, load_bot_class
+from .harness import bot_key_for, constructor_seed, play_game
+from .plugins import instantiate, is_builtin, load_bot_class
 from .rules import Rules
 from .safety import DEFAULT_HARD_LIMIT, Referee
+from .sandbox import BotProcess
+
+REASONS_KEPT = 5  # distinct fallback reasons listed per bot; the rest count as "other"
 
 Z95 = 1.959963984540054
+
+
+_BUILTIN: dict[str, bool] = {}
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,12 @@ class ArenaConfig:
     budget: int | None = None
     time_limit: float | None = None
     hard_limit: float | None = DEFAULT_HARD_LIMIT
+    trusted: bool = False  # every bot in the arena's own process (faster; for bots you trust)
+
+    def in_process(self, spec: str) -> bool:
+        if spec not in _BUILTIN:  # scanning the entry points costs about a millisecond
+            _BUILTIN[spec] = is_builtin(spec)
+        return self.trusted or _BUILTIN[spec]
 
     def rules(self) -> Rules:
         return Rules(variants=frozenset(self.variants))
@@ -60,26 +73,31 @@ class DealResult:
     times: list[array]  # seconds per decision, by bot
     fallbacks: list[int]
     incidents: list[int]
+    reasons: list[Counter] = field(default_factory=list)  # by bot: fallback reason -> count
+    output: list[str] = field(default_factory=list)  # by bot: what it printed (bounded)
 
 
 def deal_seed(seed: int, deal: int) -> int:
-    """The game seed of a deal: stable everywhere (string seeds hash with SHA-512)."""
-    return random.Random(f"duckcover-arena:{seed}:{deal}").getrandbits(32)
+    """The game seed of a deal: stable everywhere (string seeds hash with SHA-512). 128 bits, so
+    a bot cannot find it by matching the layouts it sees against candidate seeds."""
+    return random.Random(f"duckcover-arena:{seed}:{deal}").getrandbits(128)
 
 
-def play_deal(config: ArenaConfig, deal: int) -> DealResult:
+def play_deal(config: ArenaConfig, deal: int, processes: dict[int, BotProcess] | None = None) -> DealResult:
+    """One deal in every rotation. Bots that do not run here play from `processes` (by bot index,
+    reused from deal to deal: each game makes a fresh bot in them); the caller ends them."""
     n = len(config.specs)
     rules = config.rules()
     seed = deal_seed(config.seed, deal)
-    result = DealResult(deal, [], [], [array("d") for _ in range(n)], [0] * n, [0] * n)
+    key = bot_key_for(seed)
+    processes = {} if processes is None else processes
+    result = DealResult(deal, [], [], [array("d") for _ in range(n)], [0] * n, [0] * n,
+                        [Counter() for _ in range(n)], [""] * n)
     for rotation in range(n):
         seat_of = [(bot + rotation) % n for bot in range(n)]
         at_seat = sorted(range(n), key=lambda bot: seat_of[bot])  # bot index sitting at each seat
-        bots = [
-            instantiate(_bot_class(config.specs[i]), config.specs[i], seed + seat, config.budget, config.time_limit)
-            for seat, i in enumerate(at_seat)
-        ]
-        referee = Referee(bots, hard_limit=config.hard_limit)
+        bots = [_seat_bot(config, i, constructor_seed(key, seat), processes) for seat, i in enumerate(at_seat)]
+        referee = Referee(bots, hard_limit=config.hard_limit, key=key, keep_processes=True)
         game = play_game(bots, rules, seed=seed, names=[config.specs[i] for i in at_seat], referee=referee)
         outcome = game.outcome()
         share = 1 / len(outcome.winners)
@@ -89,9 +107,22 @@ def play_deal(config: ArenaConfig, deal: int) -> DealResult:
             result.times[bot].extend(referee.times[seat_of[bot]])
         for item in referee.fallbacks:
             result.fallbacks[at_seat[item.seat]] += 1
+            result.reasons[at_seat[item.seat]][item.reason] += 1
         for item in referee.incidents:
             result.incidents[at_seat[item.seat]] += 1
+    for index, process in processes.items():
+        result.output[index] = process.output()
     return result
+
+
+def _seat_bot(config: ArenaConfig, index: int, seed: int, processes: dict[int, BotProcess]):
+    spec = config.specs[index]
+    if config.in_process(spec):
+        return instantiate(_bot_class(spec), spec, seed, config.budget, config.time_limit)
+    process = processes.get(index)
+    if process is None:
+        process = processes[index] = BotProcess(spec, budget=config.budget, time_limit=config.time_limit)
+    return process
 
 
 _CLASSES: dict[str, type] = {}
@@ -107,7 +138,12 @@ def _bot_class(spec: str) -> type:
 
 def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:
     config, deals = job
-    return [play_deal(config, deal) for deal in deals]
+    processes: dict[int, BotProcess] = {}  # one per bot that does not run here, for the whole chunk
+    try:
+        return [play_deal(config, deal, processes) for deal in deals]
+    finally:
+        for process in processes.values():
+            process.close()
 
 
 def run(config: ArenaConfig, jobs: int = 1, progress: Callable[[int], None] | None = None) -> list[DealResult]:
@@ -168,8 +204,21 @@ class BotRow:
                 "max": _round(times[-1] * 1000) if times else None,
             },
             "fallbacks": sum(deal.fallbacks[bot] for deal in results for bot in self.seats),
+            "fallback_reasons": self.reasons(results),
+            "output": next((deal.output[bot] for deal in results for bot in self.seats if deal.output[bot]), ""),
             "hook_failures": sum(deal.incidents[bot] for deal in results for bot in self.seats),
         }
+
+
+    def reasons(self, results: Sequence[DealResult]) -> dict[str, int]:
+        """Why the Referee played for this bot: the most frequent reasons, the rest as "other"."""
+        counts: Counter = Counter()
+        for deal in results:
+            for bot in self.seats:
+                counts.update(deal.reasons[bot])
+        kept = dict(counts.most_common(REASONS_KEPT))
+        other = sum(counts.values()) - sum(kept.values())
+        return {**kept, "other": other} if other else kept
 
 
 def rows(specs: Sequence[str]) -> list[BotRow]:
@@ -192,6 +241,7 @@ def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
         "budget": config.budget,
         "time_limit": config.time_limit,
         "hard_limit": config.hard_limit,
+        "trusted": config.trusted,
         "bots": [row.to_json(results, players) for row in rows(config.specs)],
     }
 

@@ -25,6 +25,7 @@ from .difficulty import DIFFICULTIES
 from .errors import DuckError
 
 GROUP = "duckcover.bots"
+BUILTIN_PACKAGE = "duckcover_bots"  # where this distribution's own bots live
 
 
 class BotLoadError(DuckError):
@@ -83,6 +84,36 @@ def load_bot_class(spec: str) -> tuple[type[Bot], str]:
     if attr or "." in target:
         return _from_module(target, attr), f"module {target}"
     return _from_entry_point(target)
+
+
+def is_builtin(spec: str) -> bool:
+    """A bot that comes with duckcover (by name or difficulty): it may run in the game's process."""
+    if not isinstance(spec, str):
+        return False
+    name = DIFFICULTIES.get(spec.strip(), spec.strip())
+    ep = registered().get(name) if name.isidentifier() else None
+    return ep is not None and ep.value.startswith(BUILTIN_PACKAGE + ".")
+
+
+def is_installed(spec: str) -> bool:
+    """A name the installation knows: a difficulty or an entry point (code the player installed).
+    Never a file or a module path, which is all a saved game's label could otherwise make run."""
+    if not isinstance(spec, str):
+        return False
+    name = DIFFICULTIES.get(spec.strip(), spec.strip())
+    return name.isidentifier() and name in registered()
+
+
+def seat_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None,
+             trusted: bool = False):
+    """What plays a seat: the built-in bots (or any bot when `trusted`) as a Bot in this process,
+    every other bot in a process of its own (duckcover.sandbox.BotProcess). BotLoadError if a
+    bot to run here cannot load; a bot process that cannot load says so at its first decision."""
+    if trusted or is_builtin(spec):
+        return resolve_bot(spec, seed, budget, time_limit)
+    from .sandbox import BotProcess
+
+    return BotProcess(spec, budget=budget, time_limit=time_limit)
 
 
 def resolve_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None) -> Bot:

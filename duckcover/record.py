@@ -204,6 +204,15 @@ def read_players(data: dict) -> tuple[list[str], list[str | None]]:
     return names, bots
 
 
+def read_bot_key(data: dict) -> bytes | None:
+    """The `bot_key` extension: the game's secret for its bots' randomness (32 hex digits), or
+    None if it is missing or is not one (a resumed game then draws a new key)."""
+    text = data.get("bot_key")
+    if isinstance(text, str) and len(text) == 32 and all(c in "0123456789abcdef" for c in text):
+        return bytes.fromhex(text)
+    return None
+
+
 def replay(data: dict) -> Game:
     """Re-play a record through the engine; RecordError says where and why it breaks."""
     if data.get("format") != FORMAT:

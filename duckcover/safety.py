@@ -1,25 +1,30 @@
-"""Running bots you do not trust: every failure becomes a legal fallback move and the game goes on.
+"""Running bots safely: every failure becomes a legal fallback move and the game goes on.
 
-A `Referee` stands between the game and its bots. For each decision it
-  - hands the bot a private copy of its view (its own GridView objects and Rules), so a bot
-    that pokes at what it was given can only confuse itself, never the game or another seat;
-  - runs `choose` in a worker thread (daemon) and waits at most the hard limit for the answer;
+A `Referee` stands between the game and its bots, in the arena and in the app. A seat's bot is
+either a `Bot` in this process (the built-in bots; any bot when trusted) or a
+`duckcover.sandbox.BotProcess` (every other bot, in a process of its own). For each decision
+the Referee
+  - hands the bot a private copy of its view: plain data for a process; for a bot in this
+    process its own GridView objects over copies of the cells, and its own Rules;
+  - seeds the bot's rng from the game's secret bot key (never from the game seed);
+  - waits at most the hard limit for the answer: a bot in this process runs in a worker thread
+    (daemon); a bot process that overruns is killed and started afresh;
   - checks the answer: an exception, a malformed value, an illegal move or no answer in time is
     replaced by `fallback_move` (deterministic) and recorded as a `Fallback`.
 
-Python cannot kill a thread. A bot stuck in an endless loop keeps its worker thread (and some CPU)
-until the process ends; the game is not blocked by it: the Referee abandons that worker, uses a
-fallback for the decision, and gives that seat fallback moves until the stuck call returns.
-The hooks (start_game, start_round, observe) run under the same guard; their failures are kept
-in `Referee.incidents`.
+Python cannot kill a thread: a bot in this process stuck in an endless loop keeps its worker
+thread until the process ends, and the seat plays fallback moves until the call returns. The
+hooks (start_game, start_round, observe) run under the same guard, just before the next
+decision; their failures are kept in `Referee.incidents`.
 
-Python has no sandbox either: a bot can reach the game through the interpreter (stack frames,
-gc, sys.modules). The guarantee is about the data a bot is given: a view holds no reference to
-the Game or its deck, and nothing in it can change the game. The bot contract forbids the rest.
+Python has no sandbox either: code in this process can reach the game through the interpreter
+(stack frames, gc, sys.modules). That is why a bot you did not write runs in a process of its
+own; docs/bots.md says what that defends and what it does not.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 import queue
 import threading
 import time
@@ -32,12 +37,16 @@ from .cards import CARDS, FAMILIES, Card
 from .errors import IllegalMoveError
 from .game import Game, Phase
 from .grid import cover_targets
-from .harness import DecisionRandom, decision_key
+from .harness import DecisionRandom, bot_key_for, constructor_seed, decision_key
 from .moves import Move, Turn
-from .view import PlayerView
+from .sandbox import BotFailure, BotProcess, move_from_data, turn_data, view_data
+from .untrusted import shown
+from .view import PlayerView, grid_view
 
 DEFAULT_HARD_LIMIT = 10.0  # seconds: a decision taking longer is replaced by a fallback
 HARD_FACTOR, GRACE = 2.0, 0.5  # a bot with time_limit t is cut off at HARD_FACTOR * t + GRACE
+PROCESS_LIMIT = 3600.0  # seconds: the cut-off of a bot process even when the Referee sets none
+REASON_MAX = 120  # characters of a failure's reason
 
 
 class Fallback(NamedTuple):
@@ -54,20 +63,25 @@ class MalformedMove(ValueError):
 
 
 def fallback_move(game: Game, seat: int) -> Move | None:
-    """The move played for a failing bot: deterministic, legal, and not foolish.
+    """The move played for a failing bot: deterministic, legal, and not foolish (see passive_move)."""
+    return passive_move(game.view(seat))
+
+
+def passive_move(view: PlayerView) -> Move | None:
+    """What a seat plays when its bot fails, from what that seat sees.
 
     On a call it covers the adjacent stack worth most (greedy without the coin); otherwise it
-    takes the first legal move (engine order).
+    takes the first legal move (engine order). `PassiveBot` plays it on purpose.
     """
-    moves = game.legal_moves(seat)
+    moves = view.legal_moves()
     if not moves:
         return None
-    if game.phase is Phase.MOVE:
-        grid, value = game.grid(seat), game.rules.value
+    if view.phase is Phase.MOVE:
+        cells, value = view.grid.cells, view.rules.value
         best, best_value = None, -1
-        for card, origin in game.candidates(seat):
-            for to in cover_targets(grid, origin):
-                worth = value(grid[to][-1].number)
+        for card, origin in view.candidates:
+            for to in cover_targets(cells, origin):
+                worth = value(cells[to][-1].number)
                 if worth > best_value:
                     best, best_value = Move(card, to), worth
         if best is not None:
@@ -75,12 +89,31 @@ def fallback_move(game: Game, seat: int) -> Move | None:
     return moves[0]
 
 
+class PassiveBot(Bot):
+    """Plays exactly the fallback move: what a seat does whose bot has failed."""
+
+    name = "passive"
+    description = "Plays the Referee's fallback move: covers the adjacent stack worth most, else the first legal move."
+
+    def choose(self, view: PlayerView) -> Move | None:
+        return passive_move(view)
+
+
 def hard_limit_for(bot: Bot | None, default: float | None) -> float | None:
-    """The wall time after which the Referee stops waiting for `bot`."""
-    soft = getattr(bot, "time_limit", None)
-    if isinstance(soft, (int, float)) and soft > 0:
-        return HARD_FACTOR * soft + GRACE
-    return default
+    """The wall time after which the Referee stops waiting for `bot`: its own `time_limit`
+    may shorten the Referee's `default`, never lengthen it."""
+    try:
+        soft = getattr(bot, "time_limit", None)
+    except Exception:  # noqa: BLE001 - a raising property: no time limit of its own
+        soft = None
+    return hard_limit_for_seconds(soft, default)
+
+
+def hard_limit_for_seconds(soft: object, default: float | None) -> float | None:
+    if type(soft) not in (int, float) or not 0 < soft < math.inf:  # bools, nan, inf, 0, negatives
+        return default
+    asked = HARD_FACTOR * soft + GRACE
+    return asked if default is None else min(asked, default)
 
 
 def sanitize(answer: Any) -> Move | None:
@@ -120,6 +153,18 @@ def add_fallbacks(record: dict, fallbacks: Sequence[Fallback]) -> dict:
     return record
 
 
+def read_fallbacks(record: dict) -> list[Fallback]:
+    """The `fallbacks` turn extension of a record, as Fallbacks (reason: "earlier")."""
+    found = []
+    for r, round_data in enumerate(record.get("rounds") or []):
+        turns = round_data.get("turns") if isinstance(round_data, dict) else None
+        for n, turn in enumerate(turns if isinstance(turns, list) else []):
+            seats = turn.get("fallbacks") if isinstance(turn, dict) else None
+            if isinstance(seats, list):
+                found += [Fallback(seat, r, n, "earlier") for seat in seats if type(seat) is int]
+    return found
+
+
 class _Batch:
     """Calls run one after another by one worker; results come back in order."""
 
@@ -145,8 +190,9 @@ class _Worker:
             batch = self.tasks.get()
             if batch is None:
                 return
-            for index, (seat, function, args) in enumerate(batch.calls):
-                ok, value, elapsed = _call(function, args)
+            for index, (seat, function, args, _) in enumerate(batch.calls):
+                # Ctrl-C never reaches a worker thread: a KeyboardInterrupt here is the bot's own.
+                ok, value, elapsed = _call(function, args, BaseException)
                 with batch.lock:
                     if batch.abandoned:  # the Referee stopped waiting: free the seat and retire
                         self.busy[seat] = False
@@ -154,81 +200,160 @@ class _Worker:
                     batch.results.put((index, ok, value, elapsed))
 
 
-def _call(function: Callable, args: tuple) -> tuple[bool, Any, float]:
+def _call(function: Callable, args: tuple, catch: type | tuple = (Exception, SystemExit)) -> tuple[bool, Any, float]:
     start = time.perf_counter()
     try:
         value = function(*args)
-    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure, even sys.exit(); not Ctrl-C
-        return False, f"raised {_describe(err)}", time.perf_counter() - start
+    except catch as err:  # noqa: BLE001 - any failure, even sys.exit(); inline, not Ctrl-C
+        return False, f"raised {describe(err)}", time.perf_counter() - start
     return True, value, time.perf_counter() - start
 
 
 class Referee:
     """Runs `bots` (one per seat; None for a seat a person plays) safely; see the module docstring.
 
-    `hard_limit` is the cut-off in seconds, for every seat or one value per seat (a bot's own
-    `time_limit` refines it). None runs the calls inline with no cut-off: exceptions and bad
-    answers are still caught, but a bot that never returns then hangs the game (trusted bots only).
+    A seat's bot is a `Bot` (run in this process: the built-in bots, or any bot when trusted)
+    or a `duckcover.sandbox.BotProcess` (a bot in a process of its own). `hard_limit` is the
+    cut-off in seconds, for every seat or one value per seat; a bot's own `time_limit` may
+    lower it, never raise it. None runs in-process calls inline with no cut-off: exceptions
+    and bad answers are still caught, but a bot that never returns then hangs the game
+    (trusted bots only). `key` is the game's secret for the bots' randomness (None: derived
+    from the game seed, see duckcover.harness.bot_key_for).
+
+    The hooks (start_game, start_round, observe) take their views when called and run just
+    before the next decision (or at `close`), under the same guard, off the caller's clock.
     """
 
     def __init__(
         self,
-        bots: Sequence[Bot | None],
+        bots: Sequence[Bot | BotProcess | None],
         hard_limit: float | Sequence[float | None] | None = DEFAULT_HARD_LIMIT,
         fallback: Callable[[Game, int], Move | None] = fallback_move,
+        key: bytes | None = None,
+        keep_processes: bool = False,
     ) -> None:
         self.bots = list(bots)
+        self.keep_processes = keep_processes  # close() leaves the bot processes to the caller
         self.hard_limit = hard_limit
         self.fallback = fallback
+        self.key = key
         self.fallbacks: list[Fallback] = []
         self.incidents: list[Fallback] = []  # hooks that raised or overran (no move was at stake)
+        self.failures: dict[int, str] = {}  # each failing seat's first reason, for a notice
         self.times: list[array] = [array("d") for _ in self.bots]  # seconds per decision, by seat
         defaults = list(hard_limit) if isinstance(hard_limit, Sequence) else [hard_limit] * len(self.bots)
-        self._limits = [hard_limit_for(bot, default) for bot, default in zip(self.bots, defaults)]
+        self._defaults = defaults
+        self._limits = [
+            None if _is_process(bot) else hard_limit_for(bot, default) for bot, default in zip(self.bots, defaults)
+        ]
         self._busy = [False] * len(self.bots)
         self._worker: _Worker | None = None
         self._rules: list = [None] * len(self.bots)
         self._grids: list = [None] * len(self.bots)
+        self._due: list[tuple[int, str, PlayerView, tuple]] = []  # hooks to run before the next decision
+        self._fresh = {seat for seat, bot in enumerate(self.bots) if _is_process(bot)}  # no bot made yet
+        self._given_up: dict[int, str] = {}  # process seats that will not be asked again, and why
+        self._starting: set[int] = set()  # process seats restarted, not ready yet (not waited for)
+        self._game: Game | None = None
+        self._lock = threading.Lock()
+
+    def label(self, seat: int) -> str:
+        """The seat's bot's name (a process bot's once it said hello), for default seat names."""
+        bot = self.bots[seat]
+        if bot is None:
+            return "player"
+        if _is_process(bot):
+            return bot.info.get("name") or bot.spec
+        try:
+            return str(bot.name)
+        except Exception:  # noqa: BLE001 - a raising property
+            return type(bot).__name__
 
     # --- what the harness calls ----------------------------------------------------------------
     def start_game(self, game: Game) -> None:
-        self._hooks(game, "start_game", ())
+        self._defer(game, "start_game", ())
 
     def start_round(self, game: Game) -> None:
-        self._hooks(game, "start_round", ())
+        self._defer(game, "start_round", ())
 
     def observe(self, game: Game, turn: Turn) -> None:
-        self._hooks(game, "observe", (turn,))
+        self._defer(game, "observe", (turn,))
 
     def decide(self, game: Game, seats: Sequence[int] | None = None) -> list[Move | None]:
         """Every choosing bot seat's move (or those of `seats`), each legal: the bot's own or a
         recorded fallback. Seats without a bot (None: a person at the table) are left None."""
+        self._game = game
+        if self.key is None:
+            self.key = bot_key_for(game.seed)
         moves: list[Move | None] = [None] * game.n
         step = 1 if game.phase is Phase.PLACE else 0
-        calls = []
+        self._make_bots(game)
+        calls = self._hook_calls()
+        asked = []
         for seat in game.awaiting:
-            if self.bots[seat] is None or (seats is not None and seat not in seats):
+            bot = self.bots[seat]
+            if bot is None or (seats is not None and seat not in seats):
+                continue
+            if _is_process(bot):
+                if self._ask_process(game, seat, step):
+                    asked.append(seat)
+                else:
+                    moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process is restarting")
                 continue
             if self._busy[seat]:
                 moves[seat] = self._fall_back(game, seat, "still busy with an earlier call that overran")
                 continue
-            bot = self.bots[seat]
             if not isinstance(bot.__dict__.get("rng"), DecisionRandom):
-                bot.rng = DecisionRandom()  # the bot's RNG is the harness's to seed
-            bot.rng.reseed(decision_key(game.seed, seat, game.round_index, game.turn_number, step))
-            calls.append((seat, bot.choose, (self._private(game.view(seat)),)))
-        for seat, ok, value, elapsed in self._run(calls):
+                try:
+                    bot.rng = DecisionRandom()  # the bot's RNG is the harness's to seed
+                except Exception:  # noqa: BLE001 - a read-only rng property: the bot's own loss
+                    pass
+            rng = bot.__dict__.get("rng")
+            if isinstance(rng, DecisionRandom):
+                rng.reseed(self.key, seat, game.round_index, game.turn_number, step)
+            calls.append((seat, bot.choose, (self._private(game.view(seat)),), "choose"))
+        for seat, ok, value, elapsed, what in self._run(calls):
+            if what != "choose":
+                if not ok:
+                    self._incident(game, seat, f"{what}: {value}")
+                continue
             self.times[seat].append(elapsed)
             moves[seat] = self._accept(game, seat, value) if ok else self._fall_back(game, seat, value)
+        for seat in asked:
+            moves[seat] = self._process_move(game, seat)
         return moves
 
+    def flush(self) -> None:
+        """Run the hooks called since the last decision (the game's last observe, say)."""
+        game = self._game
+        if game is not None:
+            self._make_bots(game)
+        calls = self._hook_calls()
+        for seat, ok, value, _, what in self._run(calls):
+            if not ok and game is not None:
+                self._incident(game, seat, f"{what}: {value}")
+        for seat, bot in enumerate(self.bots):
+            if _is_process(bot) and bot.alive and seat not in self._fresh:
+                self._drain(game, seat)
+
     def close(self) -> None:
-        """Let the idle worker thread end (a stuck one ends with the process)."""
+        """Run the hooks still due, then let the idle worker thread end (a stuck one ends with the
+        process) and end the bots' processes (unless `keep_processes`: the caller reuses them)."""
+        self.flush()
         if self._worker is not None:
             self._worker.tasks.put(None)
             self._worker = None
+        if not self.keep_processes:
+            for bot in self.bots:
+                if _is_process(bot):
+                    bot.close()
 
-    # --- inside -------------------------------------------------------------------------------
+    def output(self, seat: int) -> str:
+        """What a process bot printed (bounded, printable); '' for the others."""
+        bot = self.bots[seat]
+        return bot.output() if _is_process(bot) else ""
+
+    # --- inside: bots in this process ------------------------------------------------------------
     def _accept(self, game: Game, seat: int, answer: Any) -> Move | None:
         try:
             move = sanitize(answer)
@@ -238,26 +363,58 @@ class Referee:
         except IllegalMoveError as err:
             return self._fall_back(game, seat, f"illegal move {_short(answer)}: {err.reason}")
         except Exception as err:  # noqa: BLE001 - a tuple subclass built to break unpacking, say
-            return self._fall_back(game, seat, f"malformed answer: {_describe(err)}")
+            return self._fall_back(game, seat, f"malformed answer: {describe(err)}")
         return move
 
     def _fall_back(self, game: Game, seat: int, reason: str) -> Move | None:
         self.fallbacks.append(Fallback(seat, game.round_index, game.turn_number, reason))
+        self.failures.setdefault(seat, reason)
         return self.fallback(game, seat)
 
-    def _hooks(self, game: Game, hook: str, extra: tuple) -> None:
-        calls = [
-            (seat, getattr(bot, hook), (self._private(game.view(seat)), *extra))
-            for seat, bot in enumerate(self.bots)
-            # Most bots ignore the hooks; skipping their views keeps simulations fast.
-            if bot is not None and getattr(type(bot), hook) is not getattr(Bot, hook) and not self._busy[seat]
-        ]
-        for seat, ok, value, _ in self._run(calls):
-            if not ok:
-                self.incidents.append(Fallback(seat, game.round_index, game.turn_number, f"{hook}: {value}"))
+    def _incident(self, game: Game, seat: int, reason: str) -> None:
+        self.incidents.append(Fallback(seat, game.round_index, game.turn_number, reason))
+
+    def _defer(self, game: Game, hook: str, extra: tuple) -> None:
+        self._game = game
+        seats = [seat for seat in range(len(self.bots)) if self._wants(seat, hook)]
+        self.queue(hook, {seat: game.view(seat) for seat in seats}, extra)
+
+    def queue(self, hook: str, views: dict[int, PlayerView], extra: tuple = ()) -> None:
+        """Have `hook` called with these views (by seat) before the next decision; seats whose
+        bot does not use the hook are skipped. Safe to call from another thread."""
+        with self._lock:
+            self._due.extend((seat, hook, view, extra) for seat, view in views.items() if self._wants(seat, hook))
+
+    def _wants(self, seat: int, hook: str) -> bool:
+        bot = self.bots[seat]
+        if bot is None:
+            return False
+        if _is_process(bot):
+            return not bot.info or hook in bot.info.get("hooks", ())  # before its hello: maybe
+        # Most bots ignore the hooks; skipping their views keeps simulations fast.
+        return getattr(type(bot), hook, None) is not getattr(Bot, hook) and not self._busy[seat]
+
+    def _hook_calls(self) -> list:
+        """The due hooks: sent to the processes now, returned as calls for the bots in this process."""
+        with self._lock:
+            due, self._due = self._due, []
+        calls = []
+        for seat, hook, view, extra in due:
+            bot = self.bots[seat]
+            if not _is_process(bot):
+                calls.append((seat, getattr(bot, hook), (self._private(view), *extra), hook))
+            elif bot.alive and seat not in self._fresh and seat not in self._given_up:
+                if bot.info and hook not in bot.info.get("hooks", ()):
+                    continue
+                message = {"do": hook, "view": view_data(view)}
+                if extra:
+                    message["turn"] = turn_data(extra[0])
+                self._send(seat, message)
+        return calls
 
     def _private(self, view: PlayerView) -> PlayerView:
-        """The view with this seat's own GridView objects and Rules: changing them reaches nobody else.
+        """The view with this seat's own GridView objects (over copies of the cells) and Rules:
+        changing them reaches nobody else.
 
         A copy is made when the engine's object changes (grids are copy-on-write), so a seat
         keeps its copies between decisions; a bot that spoils them only confuses itself.
@@ -273,18 +430,18 @@ class Referee:
         for index, grid in enumerate(view.grids):
             original, private = copies[index]
             if original is not grid:
-                private = _clone(grid)
+                private = grid_view(dict(grid.cells))  # not even gc.get_referents leads to the engine's dict
                 copies[index] = (grid, private)
             grids.append(private)
         return view._replace(grids=tuple(grids), rules=rules[1])
 
     def _run(self, calls: list):
-        """Yield (seat, ok, value_or_reason, seconds) for each call, in order."""
+        """Yield (seat, ok, value_or_reason, seconds, what) for each call, in order."""
         if not calls:
             return
-        if all(limit is None for limit in self._limits):
-            for seat, function, args in calls:
-                yield (seat, *_call(function, args))
+        if all(self._limits[seat] is None for seat, *_ in calls):
+            for seat, function, args, what in calls:
+                yield (seat, *_call(function, args), what)
             return
         while calls:
             if self._worker is None:
@@ -292,7 +449,7 @@ class Referee:
             batch = _Batch(calls)
             self._worker.tasks.put(batch)
             done = 0
-            for seat, _, _ in calls:
+            for seat, _, _, what in calls:
                 limit = self._limits[seat]
                 try:
                     _, ok, value, elapsed = batch.results.get(timeout=limit)
@@ -305,30 +462,143 @@ class Referee:
                             self._busy[seat] = True
                     if batch.abandoned:
                         self._worker = None  # stuck in this call; the rest go to a fresh worker
-                        yield seat, False, f"no answer within the hard limit of {limit:g} s", float(limit)
+                        yield seat, False, f"no answer within the hard limit of {limit:g} s", float(limit), what
                         done += 1
                         break
-                yield seat, ok, value, elapsed
+                yield seat, ok, value, elapsed, what
                 done += 1
             calls = calls[done:]
 
+    # --- inside: bots in processes of their own --------------------------------------------------
+    def _process_limit(self, seat: int) -> float:
+        default = self._defaults[seat]
+        limit = hard_limit_for_seconds(self.bots[seat].bot_time_limit, default)
+        return PROCESS_LIMIT if limit is None else min(limit, PROCESS_LIMIT)
 
-def _clone(obj: Any) -> Any:
-    """A shallow copy of a slotted object, past a read-only __setattr__ (GridView has one)."""
-    cls = type(obj)
-    new = object.__new__(cls)  # past a custom __new__ too: the slots are filled below
-    for klass in cls.__mro__:
-        for slot in getattr(klass, "__slots__", ()):
+    def _send(self, seat: int, message: dict) -> bool:
+        try:
+            self.bots[seat].request(message, self._process_limit(seat))
+        except BotFailure as err:
+            self._process_failed(seat, str(err))
+            return False
+        return True
+
+    def _ask_process(self, game: Game, seat: int, step: int) -> bool:
+        """Send the choose request if the seat's process is ready; False: fall back instead."""
+        bot = self.bots[seat]
+        if seat in self._given_up:
+            return False
+        if not bot.alive:
+            if not bot.restart():
+                self._given_up[seat] = f"stopped after {bot.restarts} restarts of its process"
+                return False
+            self._starting.add(seat)
+            self._make_bot(game, seat, restarted=True)
+            return False  # starting: fallback moves meanwhile
+        if seat in self._starting:
+            if not self._drain(game, seat, block=False):
+                return False  # a restarted process still starting
+            self._starting.discard(seat)
+        if not bot.alive or seat in self._given_up:
+            return False
+        message = {"do": "choose", "view": view_data(game.view(seat)),
+                   "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
+        return self._send(seat, message)
+
+    def _make_bots(self, game: Game) -> None:
+        """Have every bot process make its bot (before its first hook or decision)."""
+        if self.key is None:
+            self.key = bot_key_for(game.seed)
+        for seat in sorted(self._fresh):
+            if self.bots[seat].alive and seat not in self._given_up:
+                self._make_bot(game, seat, restarted=False)
+
+    def _make_bot(self, game: Game, seat: int, restarted: bool) -> None:
+        """Create the seat's bot in its process; after a restart, tell it the game so far."""
+        self._fresh.discard(seat)
+        bot = self.bots[seat]
+        try:
+            bot.start(constructor_seed(self.key, seat), bot.budget, bot.time_limit)
+        except BotFailure as err:
+            self._process_failed(seat, str(err))
+            return
+        if restarted:
+            view = view_data(game.view(seat))
+            for hook in ("start_game", "start_round"):
+                self._send(seat, {"do": hook, "view": view})
+
+    def _drain(self, game: Game | None, seat: int, block: bool = True) -> bool:
+        """Read the answers before the last request (hooks, hello); True when none is left."""
+        bot = self.bots[seat]
+        while bot.alive and bot.waiting:
             try:
-                object.__setattr__(new, slot, object.__getattribute__(obj, slot))
-            except AttributeError:
-                pass  # an unset slot
-    return new
+                answer = bot.answer(block=block)
+            except BotFailure as err:
+                self._process_failed(seat, str(err))
+                return False
+            if answer is None:
+                return False
+            self._settle(game, seat, *answer)
+        return bot.alive
+
+    def _settle(self, game: Game | None, seat: int, what: str, message: dict, _elapsed: float) -> None:
+        """An answer that is not a move: a hello, a new bot, a hook."""
+        if message["ok"]:
+            return
+        error = _error_text(message)
+        if what in ("hello", "new"):
+            self._given_up[seat] = f"cannot start: {error}"
+            self.failures.setdefault(seat, self._given_up[seat])
+            self.bots[seat].kill()
+        elif game is not None:
+            self._incident(game, seat, f"{what}: {error}")
+
+    def _process_move(self, game: Game, seat: int) -> Move | None:
+        bot = self.bots[seat]
+        while True:
+            if seat in self._given_up:
+                return self._fall_back(game, seat, self._given_up[seat])
+            if not bot.alive or not bot.waiting:
+                return self._fall_back(game, seat, self.failures.get(seat) or "its process stopped")
+            try:
+                what, message, elapsed = bot.answer()
+            except BotFailure as err:  # the process is stopped: nothing else is waiting
+                self._process_failed(seat, str(err))
+                return self._fall_back(game, seat, str(err))
+            if what != "choose":
+                self._settle(game, seat, what, message, elapsed)
+                continue
+            self.times[seat].append(elapsed)
+            if not message["ok"]:
+                return self._fall_back(game, seat, _error_text(message))
+            try:
+                move = move_from_data(message.get("move"))
+            except MalformedMove as err:
+                return self._fall_back(game, seat, f"malformed answer: {err}")
+            return self._accept(game, seat, move)
+
+    def _process_failed(self, seat: int, reason: str) -> None:
+        """The process was stopped (late, died, garbled); a fresh one starts at the seat's next decision."""
+        self.failures.setdefault(seat, reason)
 
 
-def _describe(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
+def describe(err: BaseException) -> str:
+    """`ValueError: boom`: the exception's type and the first line of its message (bounded)."""
+    try:
+        text = str(err).strip().splitlines()
+    except Exception:  # noqa: BLE001 - a hostile __str__
+        text = []
+    name = type(err).__name__
+    return shown(f"{name}: {text[0]}" if text else name, REASON_MAX)
+
+
+def _error_text(message: dict) -> str:
+    error = message.get("error")
+    return shown(error if isinstance(error, str) else "failed", REASON_MAX)
+
+
+def _is_process(bot: object) -> bool:
+    return isinstance(bot, BotProcess)
 
 
 def _short(value: Any, width: int = 60) -> str:

@@ -66,11 +66,11 @@ def test_json_shape_and_its_invariants(capsys):
     assert (random_row["bot"], random_row["seats"], random_row["games"]) == ("random", 2, 18)
     for row in figures["bots"]:
         assert set(row) == {"bot", "seats", "games", "mean_score", "win_rate", "diff_to_field", "decisions",
-                            "decision_ms", "fallbacks", "hook_failures"}
+                            "decision_ms", "fallbacks", "fallback_reasons", "output", "hook_failures"}
         low, high = row["diff_to_field"]["ci95"]
         assert low <= row["diff_to_field"]["mean"] <= high
         assert row["decisions"] > 0 and 0 <= row["decision_ms"]["median"] <= row["decision_ms"]["max"]
-        assert row["fallbacks"] == 0
+        assert row["fallbacks"] == 0 and row["fallback_reasons"] == {} and row["output"] == ""
     # Every game has one unit of win to share, and paired differences cancel over the table.
     assert sum(row["win_rate"] * row["seats"] for row in figures["bots"]) == pytest.approx(1, abs=1e-3)
     assert sum(row["diff_to_field"]["mean"] * row["seats"] for row in figures["bots"]) == pytest.approx(0, abs=1e-3)
@@ -99,10 +99,31 @@ def test_a_crashing_bot_is_played_by_fallbacks_and_counted(tmp_path, capsys):
 
 
 def test_the_table_names_every_bot(capsys):
-    assert main(["arena", "--bot", "greedy", "--bot", "random", "--games", "1"]) == 0
+    assert main(["arena", "--bot", "greedy", "--bot", "random", "--games", "1", "--seed", "0"]) == 0
     out = capsys.readouterr().out
     assert "1 deals x 2 seatings = 2 games (seed 0, standard rules)" in out
     assert "│ greedy" in out and "│ random" in out
+
+
+def test_without_a_seed_the_arena_draws_128_random_bits_and_says_which(capsys):
+    seeds = [arena_json(capsys, "--bot", "greedy", "--bot", "random", "--games", "1")["seed"] for _ in range(2)]
+    assert seeds[0] != seeds[1] and max(seeds) >= 2**64  # not a small number a bot could search
+    again = arena_json(capsys, "--bot", "greedy", "--bot", "random", "--games", "1", "--seed", str(seeds[0]))
+    assert again["seed"] == seeds[0]
+
+
+def test_deal_seeds_are_too_many_to_search():
+    assert len({deal_seed(0, deal) for deal in range(50)}) == 50
+    assert max(deal_seed(0, deal) for deal in range(50)) >= 2**100
+
+
+def test_two_file_bots_with_the_same_file_name_get_two_labels():
+    from duckcover.commands.arena import labels
+
+    shown_as = labels(["mine/bot.py", "theirs/bot.py", "greedy", "a/x/bot.py:B"])
+    assert shown_as == {"mine/bot.py": "mine/bot.py", "theirs/bot.py": "theirs/bot.py", "greedy": "greedy",
+                        "a/x/bot.py:B": "bot.py:B"}
+    assert labels(["/home/me/strong.py"]) == {"/home/me/strong.py": "strong.py"}
 
 
 @pytest.mark.parametrize(
@@ -132,3 +153,40 @@ def test_progress_counts_every_deal_once():
     config = ArenaConfig(("greedy", "random"), deals=5, seed=1)
     results = run(config, progress=seen.append)
     assert sum(seen) == 5 and [r.deal for r in results] == [0, 1, 2, 3, 4]
+
+
+LOUD = """\
+import os, sys
+from duckcover_bots.greedy import GreedyBot
+print("{ at import")
+class Loud(GreedyBot):
+    def choose(self, view):
+        print("} not json")
+        sys.stdout.flush()
+        os.write(1, b"\\x1b[2J{{{\\n")
+        return super().choose(view)
+"""
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["own-process", "trusted"])
+def test_arena_json_stays_valid_whatever_a_bot_prints(tmp_path, capfd, trusted):
+    path = tmp_path / "loud.py"
+    path.write_text(LOUD)
+    argv = ["arena", "--bot", str(path), "--bot", "greedy", "--games", "1", "--seed", "3", "--json"]
+    assert main(argv + (["--trusted"] if trusted else [])) == 0
+    out, err = capfd.readouterr()
+    figures = json.loads(out)  # nothing but the figures on standard output
+    loud = figures["bots"][0]
+    assert loud["fallbacks"] == 0 and figures["trusted"] is trusted
+    if not trusted:  # what it printed is kept, escaped, for the reader
+        assert "not json" in loud["output"] and "\\x1b[2J" in loud["output"]
+    assert "\x1b" not in out + err
+
+
+def test_the_table_says_why_the_referee_played_for_a_bot(tmp_path, capsys):
+    path = tmp_path / "crashing.py"
+    path.write_text(HOSTILE)
+    assert main(["arena", "--bot", str(path), "--bot", "random", "--games", "1", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "why the Referee played for a bot" in out
+    assert "crashing.py" in out and "raised" in out

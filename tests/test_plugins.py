@@ -38,20 +38,43 @@ def test_builtin_bots_load_through_the_entry_point_group():
     assert load_bot_class("random")[0] is RandomBot
 
 
-def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monkeypatch):
-    # A minimal installed distribution: a module plus dist-info with the entry point.
+def install_third_party(tmp_path, monkeypatch):
+    """A minimal installed distribution: a module plus dist-info with the entry point `first`."""
     (tmp_path / "thirdparty_bot.py").write_text(FILE_BOT)
     info = tmp_path / "thirdparty-1.2.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: thirdparty\nVersion: 1.2\n")
     (info / "entry_points.txt").write_text("[duckcover.bots]\nfirst = thirdparty_bot:FirstBot\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monkeypatch):
+    install_third_party(tmp_path, monkeypatch)
     cls, source = load_bot_class("first")
     assert cls.__name__ == "FirstBot"
     assert source == "entry point first = thirdparty_bot:FirstBot (thirdparty 1.2)"
     listed = {info.name: info for info in available_bots()}
     assert listed["first"].description == "Always the first legal move."
     assert "thirdparty 1.2" in listed["first"].source
+
+
+def test_only_the_bots_that_came_with_duckcover_run_in_the_games_process(tmp_path, monkeypatch, bot_file):
+    from duckcover.harness import play_game
+    from duckcover.plugins import is_builtin, is_installed, seat_bot
+    from duckcover.safety import Referee
+    from duckcover.sandbox import BotProcess
+
+    install_third_party(tmp_path, monkeypatch)
+    assert is_builtin("greedy") and is_builtin("hard") and not is_builtin("first")
+    assert is_installed("first") and is_installed("easy") and not is_installed(bot_file)
+    assert not is_installed("duckcover_bots.greedy:GreedyBot")  # a module path is not a name
+    assert isinstance(seat_bot("medium"), GreedyBot)
+    assert isinstance(seat_bot("first", trusted=True), Bot)
+    third_party = seat_bot("first")
+    assert isinstance(third_party, BotProcess)
+    referee = Referee([third_party, seat_bot("random")])
+    game = play_game(referee.bots, seed=2, referee=referee)  # it plays from its own process
+    assert game.over and not referee.fallbacks and third_party.info["name"] == "first"
 
 
 def test_module_path_spec():

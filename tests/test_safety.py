@@ -371,3 +371,57 @@ def test_a_bot_that_exits_the_interpreter_only_loses_its_move(hard_limit):
     game, referee = referee_game([Quitter(), RandomBot()], seed=7, hard_limit=hard_limit)
     assert game.over and referee.fallbacks
     assert {f.reason for f in referee.fallbacks} == {"raised SystemExit: 3"}
+
+
+def test_a_bots_time_limit_can_only_lower_the_cut_off():
+    from duckcover.safety import hard_limit_for
+
+    class Asks(RandomBot):
+        pass
+
+    for asked in (1e6, float("inf"), float("nan"), -1, 0, True, "5", None):
+        bot = Asks()
+        bot.time_limit = asked
+        assert hard_limit_for(bot, 10.0) == 10.0, asked
+    bot = Asks()
+    bot.time_limit = 1.0
+    assert hard_limit_for(bot, 10.0) == 2.5 and hard_limit_for(bot, 2.0) == 2.0
+
+    class Raising(RandomBot):
+        @property
+        def time_limit(self):
+            raise RuntimeError("no")
+
+    assert hard_limit_for(Raising(), 3.0) == 3.0
+    referee = Referee([Raising(), RandomBot()], hard_limit=3.0)  # used to crash here
+    assert referee._limits == [3.0, 3.0]
+
+
+def test_a_keyboard_interrupt_raised_by_a_bot_in_a_worker_is_its_own_failure():
+    class Interrupts(Bot):
+        def choose(self, view):
+            raise KeyboardInterrupt
+
+    game, referee = referee_game([Interrupts(), RandomBot()], seed=7)
+    assert game.over and {f.reason for f in referee.fallbacks} == {"raised KeyboardInterrupt"}
+
+
+def test_a_bot_whose_rng_is_a_raising_property_still_plays():
+    class NoRng(RandomBot):
+        @property
+        def rng(self):
+            raise RuntimeError("no rng")
+
+        @rng.setter
+        def rng(self, value):
+            raise RuntimeError("keep it")
+
+        def __init__(self):
+            pass
+
+        def choose(self, view):
+            moves = view.legal_moves()
+            return moves[0] if moves else None
+
+    game, referee = referee_game([NoRng(), RandomBot()], seed=7)
+    assert game.over and not referee.fallbacks

@@ -82,19 +82,27 @@ class DuckCoverApp(PlainKeys, App):
         else:
             self.theme = "textual-dark"
 
-    def make_controller(self, game: Game, seats: list[SeatSpec]) -> TurnController:
-        return TurnController(game, seats, loader=load_bot)
+    def make_controller(self, game: Game, seats: list[SeatSpec], key: bytes | None = None,
+                        earlier_fallbacks: list | None = None) -> TurnController:
+        if self.controller is not None:
+            self.controller.close()  # the bots of the game left behind
+        return TurnController(game, seats, loader=load_bot, key=key, named_bots=self.options.named_bots,
+                              earlier_fallbacks=earlier_fallbacks or ())
 
     def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
         from dataclasses import replace
 
+        from ..harness import bot_key_for, new_bot_key, new_seed
         from ..untrusted import NAME_MAX, shown
 
         # Whoever named the seats (the command line, the set-up screen, one day a network peer),
         # a name at the table is printable and at most NAME_MAX characters.
         seats = [replace(s, name=shown(s.name, NAME_MAX)) for s in seats]
-        game = Game([s.name for s in seats], rules, seed)
-        self.controller = self.make_controller(game, list(seats))
+        # No seed given: 128 random bits (kept in the record), and a secret key for the bots'
+        # coin flips. A given seed reproduces the whole game, so the key then comes from it.
+        key = new_bot_key() if seed is None else bot_key_for(seed)
+        game = Game([s.name for s in seats], rules, new_seed() if seed is None else seed)
+        self.controller = self.make_controller(game, list(seats), key)
         if self.options.save:
             from .. import storage
 
@@ -112,7 +120,9 @@ class DuckCoverApp(PlainKeys, App):
         """Continue the unfinished game in `path`, or the most recent one no other duckcover has."""
         from .. import storage
         from ..errors import DuckError
-        from ..record import RecordError, read_players
+        from ..harness import new_bot_key
+        from ..record import RecordError, read_bot_key, read_players
+        from ..safety import read_fallbacks
         from .passplay import read_sounds
         from .screens import TitleScreen
 
@@ -137,7 +147,8 @@ class DuckCoverApp(PlainKeys, App):
         self.own_game(claim)
         names, bots = read_players(record)
         sounds = read_sounds(record) + [None] * len(names)  # Madness: each player's own word
-        self.controller = self.make_controller(game, [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)])
+        seats = [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)]
+        self.controller = self.make_controller(game, seats, read_bot_key(record) or new_bot_key(), read_fallbacks(record))
         self.replace_main(TableScreen(self.controller, self.options, earlier=self.story_so_far(record, game)))
 
     @staticmethod

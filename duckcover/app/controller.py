@@ -4,6 +4,11 @@ It is not a widget. The table screen asks it what to do next; bots are asked (in
 threads) through `decide_bots`, humans through the UI with `submit`. Every choice is taken
 from a view built when the choice opened, and the joint move is played only when all seats
 have chosen, so nobody (human or bot) ever sees another seat's choice before the reveal.
+
+Bots play through the same Referee as in the arena (duckcover.safety): private views, every
+hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
+did not come with duckcover. The table calls `flip()` for the Captain's flip (so the bots hear
+of a new round) and `close()` when the game is left.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..cards import MAX, REPEAT
 from ..errors import IllegalMoveError
-from ..game import Game, Phase
+from ..game import CHOOSING, Game, Phase
 from ..i18n import t
 from ..moves import Move, Turn
 from ..rules import MADNESS, TWO_FLIPS
@@ -25,6 +30,7 @@ from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
     from ..bot import Bot
+    from ..safety import Referee
 
 # The record format, the bot harness and Madness's sounds are imported where they are used:
 # none of them is needed before the first frame of the table.
@@ -39,19 +45,36 @@ class Reveal:
 
 class TurnController:
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
-                 loader: Callable[[str, int], Bot] | None = None):
+                 loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,
+                 named_bots: Sequence[str] = (), earlier_fallbacks: Sequence = ()):
+        from ..harness import bot_key_for
+
         self.game = game
         self.seats = list(seats)
         # Bots load on first use, in the worker that asks them: finding installed bots scans
         # the package metadata, which the first frame of the table should not wait for.
         self.bots: list[Bot | None] = list(bots) if bots else [None] * game.n
         self.loader = loader
-        self.load_errors: list[str] = []
+        # The secret the bots' coin flips come from: kept in the record, never in a view.
+        self.key = key if key is not None else bot_key_for(game.seed)
+        # Specs the player named on the command line: the only files or module paths that may
+        # run. A saved game's labels run only as installed bots (they are text, not code).
+        self.named_bots = frozenset(named_bots)
+        self.load_errors: list[str] = []  # notices for the table (bots that cannot load or fail)
         self.views: dict[int, PlayerView] = {}
         self.chosen: dict[int, Move | None] = {}
         self.before: list[dict] = []
-        self.fallbacks: list[tuple[int, int, int, str]] = []  # (seat, round, turn, reason)
+        self.earlier_fallbacks = list(earlier_fallbacks)  # from the record of a resumed game
         self.explained: set[str] = set()  # what the log has explained once already
+        self._referee: Referee | None = None
+        self._closed = False
+        self._early_hooks: list = []  # hooks called before the Referee exists: (hook, views, extra)
+        self._told: set[tuple[int, str]] = set()  # (seat, what) notices already given
+        self._fallback_seats: set[int] = set()  # seats whose move this turn was a fallback
+        self._announced_round = -1 if game.turn_number == 0 else game.round_index
+        self._hook("start_game")
+        if self._announced_round >= 0:  # resumed in the middle of a round
+            self._hook("start_round")
 
     # --- who is who -------------------------------------------------------------------------
     @property
@@ -66,9 +89,17 @@ class TurnController:
 
     def record(self) -> dict:
         from ..record import to_record
+        from ..safety import add_fallbacks
         from .passplay import add_sounds
 
-        return add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
+        record = add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
+        record["bot_key"] = self.key.hex()
+        return add_fallbacks(record, self.fallbacks)
+
+    @property
+    def fallbacks(self) -> list:
+        """Every fallback move of the game: Fallback(seat, round, turn, reason)."""
+        return self.earlier_fallbacks + (self._referee.fallbacks if self._referee else [])
 
     # --- a choice ---------------------------------------------------------------------------
     def open_choice(self) -> None:
@@ -85,29 +116,100 @@ class TurnController:
         return [seat for seat in self.views if self.is_human(seat) and seat not in self.chosen]
 
     def decide_bots(self, seats: Sequence[int]) -> dict[int, Move | None]:
-        """Runs in a worker thread: reads views and the game, changes nothing."""
-        from .bots import bot_decision
+        """Runs in a worker thread: the Referee asks the bots; the game is read, never changed."""
+        referee = self.referee()
+        before = len(referee.fallbacks)
+        moves = referee.decide(self.game, seats)
+        self._fallback_seats.update(f.seat for f in referee.fallbacks[before:])
+        self._tell_failures(referee)
+        return {seat: moves[seat] for seat in seats}
 
-        moves = {}
-        for seat in seats:
-            move, failure = bot_decision(self.bot(seat), self.views[seat], self.game.seed, self.game)
-            if failure:
-                self.fallbacks.append((seat, self.game.round_index, self.game.turn_number, failure))
-            moves[seat] = move
-        return moves
+    def referee(self) -> Referee:
+        """The Referee of this table, made (and the bots loaded) on first use, in a worker."""
+        if self._referee is None:
+            from ..harness import constructor_seed
+            from ..safety import Referee
 
-    def bot(self, seat: int) -> Bot:
-        """The seat's bot, loaded now if needed; a spec that cannot load gets a medium bot."""
-        bot = self.bots[seat]
-        if bot is None:
-            spec, seed = self.seats[seat].bot or "medium", self.game.seed + seat
-            try:
-                bot = self.loader(spec, seed)
-            except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
-                self.load_errors.append(t("notify.bot_load", spec=spec, error=str(err)))
-                bot = self.loader("medium", seed)
-            self.bots[seat] = bot
-        return bot
+            bots = [None if spec.human else (self.bots[seat] or self._load(seat, constructor_seed(self.key, seat)))
+                    for seat, spec in enumerate(self.seats)]
+            self.bots = bots
+            referee = Referee(bots, key=self.key)
+            for hook, views, extra in self._early_hooks:
+                referee.queue(hook, views, extra)
+            self._early_hooks = []
+            self._referee = referee
+        return self._referee
+
+    def _load(self, seat: int, seed: int):
+        """The seat's bot: the one its spec names if it may run here, else a medium bot (said once)."""
+        from ..plugins import is_installed
+        from ..untrusted import textual_escaped as escaped
+
+        spec = self.seats[seat].bot or "medium"
+        if not (is_installed(spec) or spec in self.named_bots):
+            name = escaped(self.game.names[seat])
+            self.load_errors.append(t("notify.bot_not_installed", spec=escaped(spec, 64), name=name))
+            spec = "medium"
+        if self.loader is None:
+            from .bots import load_bot
+
+            self.loader = load_bot
+        try:
+            return self.loader(spec, seed)
+        except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
+            self.load_errors.append(t("notify.bot_load", spec=escaped(spec, 64), error=escaped(err, 200)))
+            return self.loader("medium", seed)
+
+    def _tell_failures(self, referee: Referee) -> None:
+        """Once per bot: that it failed (and why), and what it printed, if it did. The notices are
+        Textual markup (the table shows them with notify): what a bot or a record wrote is escaped."""
+        from ..untrusted import textual_escaped as escaped
+
+        names = self.game.names
+        for seat, reason in list(referee.failures.items()):
+            if (seat, "failed") not in self._told:
+                self._told.add((seat, "failed"))
+                self.load_errors.append(t("notify.bot_failed_named", name=escaped(names[seat]), reason=escaped(reason, 120)))
+        for seat, spec in enumerate(self.seats):
+            if not spec.human and (seat, "printed") not in self._told:
+                printed = referee.output(seat)
+                if printed:
+                    self._told.add((seat, "printed"))
+                    self.load_errors.append(t("notify.bot_printed", name=escaped(names[seat]), text=escaped(printed, 200)))
+
+    # --- the bots' hooks ----------------------------------------------------------------------
+    def _hook(self, hook: str, extra: tuple = ()) -> None:
+        """Tell the bots (start_game, start_round, observe): they hear it before their next decision."""
+        if self._referee is not None:
+            self._referee.queue(hook, {seat: self.game.view(seat) for seat in range(self.game.n)}, extra)
+        elif any(not spec.human for spec in self.seats):
+            views = {seat: self.game.view(seat) for seat, spec in enumerate(self.seats) if not spec.human}
+            self._early_hooks.append((hook, views, extra))
+
+    def flip(self) -> None:
+        """The Captain flips (what the table calls): a round's first flip is told to the bots first."""
+        game = self.game
+        if self._announced_round != game.round_index:
+            self._announced_round = game.round_index
+            self._hook("start_round")
+        game.flip()
+        if game.phase not in CHOOSING and game.last_turn is not None:  # the turn resolved at the flip
+            self._hook("observe", (game.last_turn,))
+            self._after_turn()
+
+    def close(self) -> None:
+        """The game is left or over: the bots hear the last turn, then their processes end (in a
+        thread of its own: a bot may take up to its cut-off to answer)."""
+        referee = self._referee
+        if referee is not None and not self._closed:
+            import threading
+
+            self._closed = True
+            threading.Thread(target=referee.close, name="duckcover-bots-close", daemon=True).start()
+
+    def _after_turn(self) -> None:
+        if self.game.over:
+            self.close()
 
     def submit(self, seat: int, move: Move | None) -> None:
         view = self.views.get(seat)
@@ -137,7 +239,15 @@ class TurnController:
         self.views, self.chosen = {}, {}
         if phase is Phase.GIFT:
             return Reveal(self.gift_lines(moves), None)
-        return Reveal(self.turn_lines(turn), turn)
+        lines = self.turn_lines(turn) + self.fallback_lines()
+        self._hook("observe", (turn,))
+        self._after_turn()
+        return Reveal(lines, turn)
+
+    def fallback_lines(self) -> list[str]:
+        """One line per bot whose move this turn the Referee made (the log marks each one)."""
+        seats, self._fallback_seats = sorted(self._fallback_seats), set()
+        return [t("log.fallback", name=self.game.names[seat]) for seat in seats]
 
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:

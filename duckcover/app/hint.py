@@ -26,11 +26,11 @@ def enabled(app) -> bool:
 
 def analyse(view: PlayerView, game_seed: int) -> list[tuple[Move, float]]:
     """The expert's ranking for `view`, best first (the same hint for the same position)."""
-    from ..harness import decision_key
     from .bots import load_bot
 
     step = 1 if view.phase is Phase.PLACE else 0
-    seed = decision_key(game_seed, view.seat, view.round_index, len(view.history), step)
+    # A hint is for the person at the keyboard, never a bot: its seed may come from the game's.
+    seed = hash((game_seed, view.seat, view.round_index, len(view.history), step)) & 0xFFFFFFFFFFFF
     bot = load_bot("expert", seed)
     bot.rng.seed(seed)
     return bot.analyse(view, budget=BUDGET)

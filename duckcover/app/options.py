@@ -44,6 +44,9 @@ class AppOptions:
     # `--resume`: the saved record and its game, already read and replayed by the command line
     # (the app continues from them rather than replaying the record a second time).
     resumed: tuple[dict, object] | None = None
+    # Bot specs named on the command line: the only files or module paths a game may run (a
+    # saved game's bot labels run only as installed bots).
+    named_bots: tuple[str, ...] = ()
 
 
 def quick_seats(bots: int, name: str | None, difficulty: str = "medium", watch: bool = False) -> list[SeatSpec]:

@@ -304,7 +304,7 @@ class TableScreen(Screen):
         if game.phase is not Phase.FLIP or not self.is_attached:
             return
         before = game.turn_number
-        game.flip()
+        self.ctl.flip()
         self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
         self.put("#explain", explain or "")

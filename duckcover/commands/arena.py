@@ -2,14 +2,19 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
 from ..arena import ArenaConfig, report, run as run_arena
 from ..errors import RulesError
-from ..plugins import BotLoadError, resolve_bot
+from ..harness import new_seed
+from ..plugins import BotLoadError, is_builtin, resolve_bot
 from ..rules import VARIANTS, Rules
 from ..safety import DEFAULT_HARD_LIMIT
+from ..sandbox import probe
+from ..untrusted import LABEL_MAX, shown
 
 
 def add_parser(sub) -> None:
@@ -21,7 +26,8 @@ def add_parser(sub) -> None:
     parser.add_argument("--bot", action="append", default=[], metavar="SPEC",
                         help="a bot: name, difficulty, package.module:Class or file.py:Class (one per seat, 2-9)")
     parser.add_argument("--games", type=int, default=100, metavar="N", help="deals to play, each in every seating (100)")
-    parser.add_argument("--seed", type=int, default=0, help="arena seed: same seed, same deals, same numbers (0)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="arena seed: same seed, same deals, same numbers (default: 128 random bits, printed)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (1)")
     parser.add_argument("--budget", type=int, default=None, metavar="N", help="think budget (iterations) for every bot")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SEC",
@@ -30,6 +36,8 @@ def add_parser(sub) -> None:
                         help=f"cut-off after which a fallback move is played ({DEFAULT_HARD_LIMIT:g}; 0: none, trusted bots only)")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME", choices=VARIANTS,
                         help="a rules variant (repeatable)")
+    parser.add_argument("--trusted", action="store_true",
+                        help="run every bot in the arena's own process (faster; only for bots you trust)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.set_defaults(command="arena")
 
@@ -54,13 +62,17 @@ def config_from(args) -> ArenaConfig:
         raise ValueError(str(err)) from None
     for spec in dict.fromkeys(args.bot):
         try:
-            resolve_bot(spec, budget=args.budget)
+            if args.trusted or is_builtin(spec):
+                resolve_bot(spec, budget=args.budget)
+            else:
+                probe(spec, budget=args.budget)  # loaded in a bot process, never here
         except BotLoadError as err:
             raise ValueError(str(err)) from None
     return ArenaConfig(
         specs=tuple(args.bot),
         deals=args.games,
-        seed=args.seed,
+        seed=new_seed() if args.seed is None else args.seed,
+        trusted=args.trusted,
         variants=tuple(args.variant),
         budget=args.budget,
         time_limit=args.time_limit,
@@ -69,22 +81,40 @@ def config_from(args) -> ArenaConfig:
 
 
 def run(args) -> int:
-    try:
-        config = config_from(args)
-    except ValueError as err:
-        print(f"duckcover arena: {err}", file=sys.stderr)
-        return 2
     show_progress = not args.json and sys.stderr.isatty()
-    if show_progress:
-        results = _with_progress(config, args.jobs)
-    else:
-        results = run_arena(config, args.jobs)
+    with _quiet_stdout():  # a bot in this process that prints must not spoil the table or the JSON
+        try:
+            config = config_from(args)  # loading a bot may print too
+        except ValueError as err:
+            print(f"duckcover arena: {shown(err, 400)}", file=sys.stderr)
+            return 2
+        if show_progress:
+            results = _with_progress(config, args.jobs)
+        else:
+            results = run_arena(config, args.jobs)
     figures = report(config, results)
     if args.json:
         sys.stdout.write(json.dumps(figures, indent=1) + "\n")
     else:
         print_table(figures)
     return 0
+
+
+@contextmanager
+def _quiet_stdout():
+    """Standard output (the file descriptor, so raw writes too, and the --jobs workers started
+    meanwhile) goes nowhere while the bots play; it comes back for the results."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    try:
+        with open(os.devnull, "w") as nowhere, redirect_stdout(nowhere):  # sys.stdout may not be fd 1
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _with_progress(config: ArenaConfig, jobs: int):
@@ -100,19 +130,22 @@ def _with_progress(config: ArenaConfig, jobs: int):
 def print_table(figures: dict) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     rules = ", ".join(figures["rules"]["variants"]) or "standard rules"
     table = Table(
-        title=f"{figures['deals']} deals x {figures['seatings']} seatings = {figures['games']} games (seed {figures['seed']}, {rules})",
+        title=Text(f"{figures['deals']} deals x {figures['seatings']} seatings = {figures['games']} games "
+                   f"(seed {figures['seed']}, {rules})"),
         caption="score: mean total per game; Δ field: total minus the other seats' mean; lower is better",
     )
     for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "ms p50", "ms max", "fallbacks"):
         table.add_column(name, justify="left" if name == "bot" else "right", no_wrap=True)
-    table.columns[0].min_width = min(28, max(len(_label(row["bot"])) for row in figures["bots"]))
+    names = labels([row["bot"] for row in figures["bots"]])
+    table.columns[0].min_width = min(28, max(len(name) for name in names.values()))
     for row in figures["bots"]:
         diff, ci = row["diff_to_field"]["mean"], row["diff_to_field"]["ci95"]
         table.add_row(
-            _label(row["bot"]),
+            Text(names[row["bot"]]),
             str(row["seats"]),
             _fmt(row["mean_score"], ".2f"),
             _fmt(row["win_rate"], ".1%"),
@@ -125,15 +158,47 @@ def print_table(figures: dict) -> None:
     if not console.is_terminal:  # piped: no need to squeeze the table into 80 columns
         console = Console(width=200)
     console.print(table)
+    reasons = Table(title="why the Referee played for a bot")
+    for name in ("bot", "fallbacks", "reason"):
+        reasons.add_column(name, justify="right" if name == "fallbacks" else "left")
+    for row in figures["bots"]:
+        for reason, count in row["fallback_reasons"].items():
+            reasons.add_row(Text(names[row["bot"]]), str(count), Text(shown(reason, 120)))
+    if reasons.row_count:
+        console.print(reasons)
+    for row in figures["bots"]:
+        if row["output"]:
+            console.print(Text(f"{names[row['bot']]} printed (not shown while it played): {shown(row['output'], 400)}"),
+                          soft_wrap=True)
 
 
-def _label(spec: str) -> str:
-    """A file spec shows as its file name (and class): the table has no room for paths."""
+def labels(specs: list[str]) -> dict[str, str]:
+    """A short label per spec: a file spec shows as its file name (and class), with as many of
+    its folders as it takes to tell two files of the same name apart. Printable and bounded."""
+    parts = {spec: _path_parts(spec) for spec in specs}
+    depth = {spec: 1 for spec in specs}
+    while True:
+        shown_as = {spec: _join(parts[spec], depth[spec]) for spec in specs}
+        clashes = [spec for spec in specs if list(shown_as.values()).count(shown_as[spec]) > 1
+                   and depth[spec] < len(parts[spec][0])]
+        if not clashes:
+            return {spec: shown(text, LABEL_MAX) for spec, text in shown_as.items()}
+        for spec in clashes:
+            depth[spec] += 1
+
+
+def _path_parts(spec: str) -> tuple[list[str], str]:
     head, sep, tail = spec.rpartition(":")
-    path = head if sep and not ("/" in tail or "\\" in tail) else spec
-    if "/" in path or "\\" in path:
-        return Path(path).name + (f":{tail}" if path == head else "")
-    return spec
+    path, attr = (head, tail) if sep and not ("/" in tail or "\\" in tail) else (spec, "")
+    if "/" not in path and "\\" not in path:
+        return [spec], ""
+    return list(Path(path).parts), attr
+
+
+def _join(parts: tuple[list[str], str], depth: int) -> str:
+    path, attr = parts
+    text = "/".join(path[-depth:])
+    return text + (f":{attr}" if attr else "")
 
 
 def _fmt(value, spec: str) -> str:

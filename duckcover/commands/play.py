@@ -106,7 +106,7 @@ def build_options(args):
     return AppOptions(
         seats=seats, rules=rules, seed=args.seed, speed=args.speed, lang=args.lang,
         mouse=not args.no_mouse, resume=args.resume is not None, data_dir=args.data_dir, watch=args.watch,
-        handover=not args.no_handover,
+        handover=not args.no_handover, named_bots=(args.difficulty,),
     )
 
 
@@ -125,10 +125,16 @@ def table_from_humans(args):
 
 
 def check_bot(spec: str) -> str | None:
-    from ..plugins import BotLoadError, load_bot_class
+    """Why `spec` cannot play, or None. A bot that did not come with duckcover is tried in a
+    process of its own, where it will play: its code never runs in the app's process."""
+    from ..plugins import BotLoadError, is_builtin, load_bot_class
+    from ..sandbox import probe
 
     try:
-        load_bot_class(spec)
+        if is_builtin(spec):
+            load_bot_class(spec)
+        else:
+            probe(spec)
     except BotLoadError as err:
         return str(err)
     return None

@@ -1,0 +1,521 @@
+"""Bots you did not write, each in a process of its own, speaking a small protocol over pipes.
+
+Protocol `duckcover-bot/1` (docs/bots.md has the full text, so a bot can be written in any
+language): one JSON object per line in each direction. The parent sends requests
+(`{"do": "new" | "start_game" | "start_round" | "observe" | "choose", ...}`); the bot answers
+each with exactly one line, in order: `{"ok": true, ...}` or `{"ok": false, "error": "..."}`.
+Before the first request the bot says hello (`{"protocol": "duckcover-bot/1", "ok": true,
+"name": ..., ...}`). Views travel as plain data: no object of the parent ever reaches the bot,
+and the move it sends back is rebuilt and checked by the Referee.
+
+The process has no terminal: standard input is /dev/null, standard output and error go to a
+file only the parent reads (bounded by RLIMIT_FSIZE), and it runs in a session of its own.
+Its address space is capped (RLIMIT_AS), the parent enforces the wall-clock limit by killing
+it (and starting a fresh one), and it dies with the parent (PR_SET_PDEATHSIG on Linux, and
+end of input everywhere).
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from typing import Any
+
+PROTOCOL = "duckcover-bot/1"
+MEMORY_LIMIT = 1 << 30  # bytes of address space a bot process may use (1 GiB)
+OUTPUT_LIMIT = 64 << 10  # bytes of output (stdout + stderr) a bot process may write
+STARTUP_LIMIT = 30.0  # seconds for a bot process to start and load its bot
+MAX_LINE = 1 << 20  # bytes in one answer line: more is not an answer
+MAX_RESTARTS = 3  # per game: then the seat plays fallback moves to the end
+SHOWN_OUTPUT = 2000  # bytes of a bot's output read for a notice
+SHOWN_LINES = 3  # lines of it shown
+
+
+# --- plain data: what crosses the pipe ------------------------------------------------------------
+def card_data(card) -> list[int]:
+    return [card.family, card.number]
+
+
+def move_data(move) -> dict | None:
+    if move is None:
+        return None
+    return {"card": card_data(move.card), "to": None if move.to is None else list(move.to)}
+
+
+def turn_data(turn) -> dict:
+    return {
+        "flips": list(turn.flips),
+        "call": {"kind": turn.call.kind, "options": list(turn.call.options)},
+        "moves": [move_data(m) for m in turn.moves],
+        "gifts": None if turn.gifts is None else [move_data(m) for m in turn.gifts],
+        "discarded": turn.discarded,
+    }
+
+
+def view_data(view) -> dict:
+    """A PlayerView as plain JSON-ready data (the protocol's `view`)."""
+    return {
+        "seat": view.seat,
+        "names": list(view.names),
+        "rules": view.rules.to_json(),
+        "round_index": view.round_index,
+        "rounds": view.rounds,
+        "captain": view.captain,
+        "phase": view.phase.value,
+        "call": {"kind": view.call.kind, "options": list(view.call.options)},
+        "flips": list(view.flips),
+        "grids": [
+            [[x, y, [card_data(c) for c in stack]] for (x, y), stack in grid.cells.items()] for grid in view.grids
+        ],
+        "captain_pile_top": view.captain_pile_top,
+        "discard": list(view.discard),
+        "discard_limit": view.discard_limit,
+        "draw_size": view.draw_size,
+        "totals": list(view.totals),
+        "round_scores": [list(s) for s in view.round_scores],
+        "history": [turn_data(t) for t in view.history],
+        "candidates": [[card_data(c), None if cell is None else list(cell)] for c, cell in view.candidates],
+        "received": None if view.received is None else [card_data(view.received[0]), view.received[1]],
+    }
+
+
+def _card(data):
+    from .cards import CARDS
+
+    family, number = data
+    return CARDS[family][number]
+
+
+def _cell(data):
+    return None if data is None else (data[0], data[1])
+
+
+def _move(data):
+    from .moves import Move
+
+    return None if data is None else Move(_card(data["card"]), _cell(data["to"]))
+
+
+def _turn(data):
+    from .moves import Call, Turn
+
+    call = data["call"]
+    gifts = data["gifts"]
+    return Turn(
+        tuple(data["flips"]), Call(call["kind"], tuple(call["options"])), tuple(_move(m) for m in data["moves"]),
+        None if gifts is None else tuple(_move(m) for m in gifts), bool(data["discarded"]),
+    )
+
+
+def view_from_data(data: dict):
+    """The PlayerView a bot gets from the protocol's `view` (in the bot's own process)."""
+    from .moves import Call, Phase
+    from .rules import Rules
+    from .view import PlayerView, grid_view
+
+    rules = data["rules"]
+    received = data["received"]
+    call = data["call"]
+    return PlayerView(
+        seat=data["seat"],
+        names=tuple(data["names"]),
+        rules=Rules(max_by=rules["max_by"], captain=rules["captain"], variants=frozenset(rules["variants"]),
+                    splashes=tuple(rules["splashes"])),
+        round_index=data["round_index"],
+        rounds=data["rounds"],
+        captain=data["captain"],
+        phase=Phase(data["phase"]),
+        call=Call(call["kind"], tuple(call["options"])),
+        flips=tuple(data["flips"]),
+        grids=tuple(grid_view({(x, y): tuple(_card(c) for c in stack) for x, y, stack in grid}) for grid in data["grids"]),
+        captain_pile_top=data["captain_pile_top"],
+        discard=tuple(data["discard"]),
+        discard_limit=data["discard_limit"],
+        draw_size=data["draw_size"],
+        totals=tuple(data["totals"]),
+        round_scores=tuple(tuple(s) for s in data["round_scores"]),
+        history=tuple(_turn(t) for t in data["history"]),
+        candidates=tuple((_card(c), _cell(cell)) for c, cell in data["candidates"]),
+        received=None if received is None else (_card(received[0]), received[1]),
+    )
+
+
+def move_from_data(data: Any):
+    """A bot's answer (`move` of a choose reply) as a Move of engine values; MalformedMove if it
+    is not one. Legality is the Referee's to check."""
+    from .cards import CARDS, FAMILIES
+    from .moves import Move
+    from .safety import MalformedMove
+
+    if data is None:
+        return None
+    if not (isinstance(data, dict) and isinstance(data.get("card"), list) and len(data["card"]) == 2):
+        raise MalformedMove("not a move {card: [family, number], to: [x, y] | null}")
+    family, number = data["card"]
+    if not (type(family) is int and type(number) is int and 0 <= family < FAMILIES and 1 <= number <= 12):
+        raise MalformedMove("not a real card")
+    to = data.get("to")
+    if to is not None:
+        if not (isinstance(to, list) and len(to) == 2 and all(type(v) is int and abs(v) < 1 << 16 for v in to)):
+            raise MalformedMove("not a cell [x, y]")
+        to = (to[0], to[1])
+    return Move(CARDS[family][number], to)
+
+
+# --- the bot's side -----------------------------------------------------------------------------
+HOOKS = ("start_game", "start_round", "observe")
+
+# The interpreter starts isolated (-I: no environment, no user site); it gets the parent's sys.path.
+CHILD = "import sys, json; sys.path[:] = json.loads(sys.argv[1])['path']; from duckcover.sandbox import child_main; child_main(sys.argv[1])"
+
+
+def child_main(config_text: str) -> None:
+    """The bot process: load the bot, say hello, answer requests until the input ends."""
+    config = json.loads(config_text)
+    requests, answers = config["requests"], config["answers"]
+    _confine(config)
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(line_buffering=True)  # what a bot prints is there to show even if it is killed
+
+    def answer(message: dict) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(answers, data):]
+
+    try:
+        from .bot import Bot
+        from .harness import DecisionRandom
+        from .plugins import load_bot_class
+
+        cls, source = load_bot_class(config["spec"])
+        hooks = [h for h in HOOKS if getattr(cls, h, None) is not getattr(Bot, h)]
+        answer({"protocol": PROTOCOL, "ok": True, "name": _text(getattr(cls, "name", "bot")),
+                "description": _text(getattr(cls, "description", "")), "class": cls.__qualname__,
+                "source": source, "hooks": hooks})
+    except BaseException as err:  # noqa: BLE001 - anything a bot's import does
+        from .plugins import BotLoadError
+
+        answer({"protocol": PROTOCOL, "ok": False, "error": str(err) if isinstance(err, BotLoadError) else _describe(err)})
+        return
+    bot = None
+    with os.fdopen(requests, "rb") as lines:
+        for line in lines:
+            try:
+                request = json.loads(line)
+                what = request["do"]
+                if what == "new":
+                    bot = cls(seed=request["seed"], budget=request["budget"])
+                    if request.get("time_limit") is not None:
+                        bot.time_limit = request["time_limit"]
+                    try:
+                        bot.rng = DecisionRandom()
+                    except Exception:  # noqa: BLE001 - an rng property without a setter: the bot's loss
+                        pass
+                    answer({"ok": True, "time_limit": _seconds(bot)})
+                elif what == "choose":
+                    view = view_from_data(request["view"])
+                    try:
+                        rng = bot.rng
+                    except Exception:  # noqa: BLE001 - a raising property: the bot has no coin to flip
+                        rng = None
+                    if isinstance(rng, DecisionRandom):
+                        rng.seed(request["rng"])
+                    chosen = bot.choose(view)
+                    try:
+                        answer({"ok": True, "move": _plain_move(chosen)})
+                    except Exception as err:  # noqa: BLE001 - not a Move of a real card to a cell
+                        answer({"ok": False, "error": f"malformed answer: {_describe_malformed(err)}"})
+                elif what in HOOKS:
+                    view = view_from_data(request["view"])
+                    extra = (_turn(request["turn"]),) if what == "observe" else ()
+                    getattr(bot, what)(view, *extra)
+                    answer({"ok": True})
+                else:
+                    answer({"ok": False, "error": f"unknown request {what!r}"})
+            except BaseException as err:  # noqa: BLE001 - sys.exit(), KeyboardInterrupt, MemoryError, ...
+                answer({"ok": False, "error": f"raised {_describe(err)}"})
+
+
+def _confine(config: dict) -> None:
+    """Limits the process puts on itself before any bot code runs."""
+    import resource
+
+    for limit, value in ((resource.RLIMIT_AS, config["memory"]), (resource.RLIMIT_FSIZE, config["output"]),
+                         (resource.RLIMIT_CORE, 0)):
+        try:
+            resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):
+            pass  # a hard limit already lower than ours
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # too much output: the write fails, the bot goes on
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the parent
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != config["parent"]:
+        os._exit(0)  # the parent ended before the line above took effect
+
+
+def _plain_move(answer: Any) -> dict | None:
+    from .safety import sanitize
+
+    return move_data(sanitize(answer))
+
+
+def _describe_malformed(err: Exception) -> str:
+    from .safety import MalformedMove, describe
+
+    return str(err) if isinstance(err, MalformedMove) else describe(err)
+
+
+def _seconds(bot) -> float | None:
+    try:
+        value = bot.time_limit
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    except Exception:  # noqa: BLE001 - a raising property: no time limit of its own
+        return None
+
+
+def _text(value: Any) -> str:
+    try:
+        return str(value)[:200]
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def _describe(err: BaseException) -> str:
+    from .safety import describe
+
+    return describe(err)
+
+
+# --- the parent's side --------------------------------------------------------------------------
+_SPAWNER = None
+
+
+def _spawner():
+    """The one thread that starts bot processes. Linux's PR_SET_PDEATHSIG fires when the
+    *thread* that started a process ends, and the app asks bots from short-lived worker
+    threads: this thread lives as long as the game's process, so a bot dies with that."""
+    global _SPAWNER
+    if _SPAWNER is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-bot-spawner")
+    return _SPAWNER
+
+
+class BotFailure(Exception):
+    """The bot process did not answer properly: it was stopped; the message says why."""
+
+
+class BotProcess:
+    """One bot seat's process, seen from the game: requests go out, answers come back in order.
+
+    `start(seed, budget, time_limit)` makes a fresh bot in it; `request(...)` sends one request;
+    `answers(deadline_for)` reads the answers of every request sent so far. When an answer is
+    late, malformed or never comes (the process died), the process is killed, every request
+    still waiting fails, and `restart()` may bring up a new one.
+    """
+
+    def __init__(self, spec: str, budget: int | None = None, time_limit: float | None = None,
+                 memory: int = MEMORY_LIMIT, output: int = OUTPUT_LIMIT, startup_limit: float = STARTUP_LIMIT) -> None:
+        self.spec = spec
+        self.budget, self.time_limit = budget, time_limit  # what every new bot in it is given
+        self.memory, self.output_limit, self.startup_limit = memory, output, startup_limit
+        self.info: dict = {}  # the hello: name, description, class, source, hooks
+        self.bot_time_limit: float | None = None  # what the bot asked for (the Referee clamps it)
+        self.restarts = 0
+        self.proc: subprocess.Popen | None = None
+        self._out = None
+        self._printed = ""
+        self._spawn()
+
+    # --- life ------------------------------------------------------------------------------------
+    def _spawn(self) -> None:
+        requests_read, requests_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        config = {
+            "spec": self.spec, "path": sys.path, "requests": requests_read, "answers": answers_write,
+            "memory": self.memory, "output": self.output_limit, "parent": os.getpid(),
+        }
+        if self._out is None:
+            self._out = tempfile.TemporaryFile()
+        try:
+            self.proc = _spawner().submit(
+                subprocess.Popen, [sys.executable, "-I", "-c", CHILD, json.dumps(config)],
+                stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._out,
+                pass_fds=(requests_read, answers_write), start_new_session=True, close_fds=True,
+            ).result()
+        finally:
+            os.close(requests_read)
+            os.close(answers_write)
+        self._write_fd, self._read_fd = requests_write, answers_read
+        os.set_blocking(self._write_fd, False)
+        self._buffer = bytearray()
+        self._pending: deque = deque()  # (what, sent at, limit)
+        self._last_answer = time.monotonic()
+        self._pending.append(("hello", self._last_answer, self.startup_limit))
+        self.alive = True
+
+    def start(self, seed: int, budget: int | None, time_limit: float | None) -> None:
+        """A fresh bot in this process (the hello is read with its answer)."""
+        self.request({"do": "new", "seed": seed, "budget": budget, "time_limit": time_limit}, self.startup_limit)
+
+    def restart(self) -> bool:
+        """A new process after a failure; False once MAX_RESTARTS are used up."""
+        self.kill()
+        if self.restarts >= MAX_RESTARTS:
+            return False
+        self.restarts += 1
+        self._spawn()
+        return True
+
+    def kill(self) -> None:
+        if self.proc is None or not self.alive:
+            return
+        self.alive = False
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the bot's own children too
+        except (ProcessLookupError, PermissionError):
+            pass
+        for fd in (self._write_fd, self._read_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.proc.wait()
+        self._pending.clear()
+
+    def close(self) -> None:
+        """End the process; what it printed stays readable (`output`)."""
+        if self.proc is not None and self.alive:
+            self.kill()
+        if self._out is not None:
+            self._printed = self.output()
+            self._out.close()
+            self._out = None
+
+    # --- talk ------------------------------------------------------------------------------------
+    @property
+    def waiting(self) -> int:
+        """Requests sent whose answer has not been read."""
+        return len(self._pending)
+
+    def request(self, message: dict, limit: float) -> None:
+        if not self.alive:
+            raise BotFailure("its process has stopped")
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        self._pending.append((message["do"], time.monotonic(), limit))
+        deadline = time.monotonic() + limit
+        while data:
+            try:
+                data = data[os.write(self._write_fd, data):]
+            except BlockingIOError:
+                if not select.select([], [self._write_fd], [], max(0.0, deadline - time.monotonic()))[1]:
+                    self._fail(f"did not read its input within {limit:g} s")
+            except OSError as err:  # the process is gone
+                self._fail(self._ended(f"stopped reading ({err.strerror})"))
+
+    def answer(self, block: bool = True) -> tuple[str, dict, float] | None:
+        """The next answer as (what was asked, answer, seconds it took); None if `block` is False
+        and it has not come yet. BotFailure (the process is then killed) if it is late or bad."""
+        what, sent, limit = self._pending[0]
+        started = max(sent, self._last_answer)
+        deadline = started + limit
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                break
+            if len(self._buffer) > MAX_LINE:
+                self._fail(f"sent an answer longer than {MAX_LINE} bytes")
+            wait = 0.0 if not block else max(0.0, deadline - time.monotonic())
+            if not select.select([self._read_fd], [], [], wait)[0]:
+                if not block and time.monotonic() < deadline:
+                    return None
+                self._fail(f"no answer within the hard limit of {limit:g} s")
+            chunk = os.read(self._read_fd, 1 << 16)
+            if not chunk:
+                self._fail(self._ended("ended"))
+            self._buffer += chunk
+        self._last_answer = time.monotonic()
+        self._pending.popleft()
+        try:
+            message = json.loads(line)
+            if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
+                raise ValueError
+        except ValueError:
+            self._fail("sent something that is not a protocol answer")
+        if what == "hello":
+            if message.get("protocol") != PROTOCOL:
+                self._fail(f"speaks {_quoted(message.get('protocol'))}, not {PROTOCOL}")
+            if message["ok"]:
+                self.info = {k: _quoted(message.get(k), 200) for k in ("name", "description", "class", "source")}
+                hooks = message.get("hooks")
+                self.info["hooks"] = [h for h in HOOKS if isinstance(hooks, list) and h in hooks]
+        elif what == "new" and message["ok"]:
+            limit_asked = message.get("time_limit")
+            self.bot_time_limit = limit_asked if isinstance(limit_asked, (int, float)) else None
+        return what, message, self._last_answer - started
+
+    def _fail(self, reason: str):
+        self.kill()
+        raise BotFailure(reason)
+
+    def _ended(self, what: str) -> str:
+        try:
+            status = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return f"{what}"
+        if status < 0:
+            name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
+            return f"its process {what} (killed by {name})"
+        return f"its process {what} (exit status {status})"
+
+    def output(self) -> str:
+        """The start of what the bot printed (standard output and error): a few lines, each made
+        printable, joined by " / "; "" if nothing."""
+        from .untrusted import shown
+
+        if self._out is None:
+            return self._printed
+        lines = os.pread(self._out.fileno(), SHOWN_OUTPUT, 0).decode("utf-8", "replace").splitlines()
+        kept = [shown(line.strip(), 120) for line in lines[:SHOWN_LINES] if line.strip()]
+        more = " / ..." if len(lines) > SHOWN_LINES else ""
+        return " / ".join(kept) + more
+
+
+def probe(spec: str, budget: int | None = None, startup_limit: float = STARTUP_LIMIT) -> dict:
+    """Start `spec` in a bot process and make one bot: its hello (name, description, class,
+    source, hooks) and the time_limit it asks for; BotLoadError with one line if it cannot."""
+    from .plugins import BotLoadError
+
+    process = BotProcess(spec, budget=budget, startup_limit=startup_limit)
+    try:
+        process.start(0, budget, None)
+        for _ in range(2):
+            what, message, _ = process.answer()
+            if not message["ok"]:
+                error = _quoted(message.get("error"), 400)
+                raise BotLoadError(error if what == "hello" else f"bot {_quoted(spec)}: cannot create it: {error}")
+        return {**process.info, "time_limit": process.bot_time_limit}
+    except BotFailure as err:
+        raise BotLoadError(f"bot {_quoted(spec)}: {err}; it printed: {process.output() or 'nothing'}") from None
+    finally:
+        process.close()
+
+
+def _quoted(value: Any, limit: int = 60) -> str:
+    from .untrusted import shown
+
+    return shown(value if isinstance(value, str) else json.dumps(value), limit)
