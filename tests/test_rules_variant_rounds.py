@@ -118,7 +118,7 @@ def test_a_plain_variants_list_still_means_every_round():
     assert all(again.rules.for_round(index).has(COMPETITION) for index in range(3))
 
 
-@pytest.mark.parametrize("bad", [{"competition": 3}, ["competition"], {"competition": [9]}])
+@pytest.mark.parametrize("bad", [{"competition": 3}, ["competition"], {"competition": [9]}, {"chaos\x1b[2J": [1]}])
 def test_a_broken_variant_rounds_field_is_a_record_error(bad):
     data = record.to_record(played(limited(competition=[3])))
     data["rules"]["variant_rounds"] = bad

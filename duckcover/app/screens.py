@@ -15,6 +15,7 @@ from ..difficulty import DIFFICULTIES
 from ..errors import RulesError
 from ..i18n import t
 from ..rules import ARTISTS_PACK, VARIANTS, Rules, rules_with_variants
+from ..untrusted import NAME_MAX, name_problem, shown
 from .bots import installed_bots
 from .controller import TurnController
 from .glyphs import ascii_only
@@ -72,7 +73,7 @@ class TitleScreen(Screen):
         from .. import storage
 
         menu = self.query_one("#title-menu", OptionList)
-        self.can_resume = storage.has_current(getattr(self.app, "data_root", None))
+        self.can_resume = storage.has_unfinished(getattr(self.app, "data_root", None))
         (menu.enable_option if self.can_resume else menu.disable_option)("resume")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -174,6 +175,9 @@ class SetupScreen(Screen):
         seats = []
         for seat in range(self.seat_count):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
+            problem = name_problem(name)
+            if problem:  # typed names are refused, not repaired (no control characters)
+                raise ValueError(t("setup.bad_name", number=seat + 1, problem=problem))
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
         limited = self.query_one("#variant-rounds", Input).value.split()  # "competition:3 surprises:1,2"
@@ -246,10 +250,12 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Button
 
+        from textual.content import Content
+
         with Vertical(id=self.box_id):
-            yield Static(self.question)
+            yield Static(Content(self.question))  # it may quote names: text, never markup
             if self.note:
-                yield Static(self.note, classes="dim")
+                yield Static(Content(self.note), classes="dim")
             with Horizontal(classes="buttons"):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button(self.no, id="no")
@@ -325,7 +331,7 @@ def scorepad(ctl: TurnController) -> Table:
         cells = [f"{result.scores[seat]:+d}" for result in game.results]
         cells += ["."] * (game.rules.rounds() - len(cells))
         label = f"{name} *" if seat in winners else name
-        table.add_row(label, *cells, str(game.totals[seat]))
+        table.add_row(plain(label), *cells, str(game.totals[seat]))
     return table
 
 
@@ -340,8 +346,13 @@ def round_table(ctl: TurnController) -> Table:
     table.add_column(t("score.score"), justify="right", style="bold")
     for seat, name in enumerate(game.names):
         sign = t("score.minus") if result.stacks[seat] == 1 else t("score.plus")
-        table.add_row(name, card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
+        table.add_row(plain(name), card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
     return table
+
+
+def plain(text: str) -> Text:
+    """A Rich table cell of untrusted text (a name): a `str` cell would be read as markup."""
+    return Text(shown(text, NAME_MAX + 2))
 
 
 class RoundEndScreen(ModalScreen):
