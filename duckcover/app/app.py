@@ -18,7 +18,7 @@ from .glyphs import PlainKeys, adapt
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
-from .textual_compat import unbind
+from .textual_compat import Backdrop, unbind
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
@@ -42,6 +42,9 @@ class DuckCoverApp(PlainKeys, App):
             unbind(self, key)
         self.bind("q", "request_quit", description=t("key.quit"))
         self.bind("question_mark", "help", description=t("key.help"), key_display="?")
+
+    def get_default_screen(self) -> Backdrop:
+        return Backdrop(id="_default")
 
     @property
     def data_root(self) -> Path | None:
