@@ -18,7 +18,7 @@ from .glyphs import PlainKeys, adapt
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
-from .textual_compat import unbind
+from .textual_compat import Backdrop, unbind
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
@@ -44,6 +44,21 @@ class DuckCoverApp(PlainKeys, App):
             unbind(self, key)
         self.bind("q", "request_quit", description=t("key.quit"))
         self.bind("question_mark", "help", description=t("key.help"), key_display="?")
+
+    def get_driver_class(self):
+        """The terminal's driver, sending only the colour changes (see lean_output); a driver
+        named in the environment (a web terminal...) is left as it is."""
+        from textual import constants
+
+        base = super().get_driver_class()
+        if constants.DRIVER is not None:
+            return base
+        from .lean_output import lean_driver
+
+        return lean_driver(base)
+
+    def get_default_screen(self) -> Backdrop:
+        return Backdrop(id="_default")
 
     @property
     def data_root(self) -> Path | None:
