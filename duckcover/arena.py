@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from .harness import bot_key_for, constructor_seed, play_game
 from .plugins import instantiate, is_builtin, load_bot_class
-from .rules import Rules
+from .rules import Rules, rules_with_variants
 from .safety import DEFAULT_HARD_LIMIT, Referee
 from .sandbox import BotProcess
 
@@ -60,7 +60,7 @@ class ArenaConfig:
         return self.trusted or _BUILTIN[spec]
 
     def rules(self) -> Rules:
-        return Rules(variants=frozenset(self.variants))
+        return rules_with_variants(list(self.variants))  # NAME or NAME:ROUNDS
 
 
 @dataclass

@@ -11,6 +11,7 @@ snapshots can hold it without copying and without seeing later moves.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -18,10 +19,10 @@ from typing import NamedTuple
 
 from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, Refusal, RulesError
-from .grid import Cell, Stack, can_move, cover_targets, duck_targets, why_illegal
+from .grid import Cell, Stack, cover_targets, duck_targets, is_cell, why_illegal
 from .moves import Call, Move, Phase, Turn
 from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
-from .view import PlayerView, grid_view, view_template
+from .view import GridView, PlayerView, RoundFacts, TurnFacts, grid_view
 
 START_COLUMNS, START_ROWS = 4, 3
 START_CELLS = tuple((x, y) for y in range(START_ROWS) for x in range(START_COLUMNS))  # reading order
@@ -38,6 +39,7 @@ CARDS_NUMBERED = (None, *(tuple(family[number] for family in CARDS) for number i
 SINGLE_CALLS = {code: Call("move", (code,)) for code in (*NUMBERS, MAX)}  # shared, immutable
 SINGLE_STACK, DISCARD_LIMIT, CAPPED = "single-stack", "discard-limit", "turn-cap"
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+_new_object = object.__new__
 
 
 class RoundOutcome(NamedTuple):
@@ -135,8 +137,9 @@ class Game:
         self._awaiting: tuple[int, ...] = ()
         self._round_scores: tuple[tuple[int, ...], ...] = ()
         self._version = 0  # bumped by every change, so views know when to rebuild
-        self._template: list = []  # a PlayerView's fields as of _template_version (see view())
-        self._template_version = -1
+        self._turn_facts: TurnFacts | None = None  # what every seat's view of the turn shares, as of
+        self._turn_version = -1  # this version (see view())
+        self._round_rules = self.rules.for_round(0)
         if start:
             self.start_round()
 
@@ -153,6 +156,11 @@ class Game:
     def captain(self) -> int:
         return self.round.captain
 
+    @property
+    def round_rules(self) -> Rules:
+        """The rules in force in the current round (a variant may apply to some rounds only)."""
+        return self._round_rules
+
     def start_round(
         self,
         layouts: Sequence[list[list[int]]] | None = None,
@@ -164,7 +172,7 @@ class Game:
         if self.phase is not ROUND_OVER or len(self.rounds) >= self.rules.rounds():
             raise IllegalMoveError("a new round starts only after the previous one ended")
         index = len(self.rounds)
-        rules = self.rules
+        rules = self._round_rules = self.rules.for_round(index)  # variants may apply to some rounds only
         deal = _seed_rng(self.seed, index)  # one stream per round: layouts, then removals, then the deck
         if layouts is None:
             layouts = [random_layout(deal) for _ in range(self.n)]
@@ -197,13 +205,22 @@ class Game:
             cards = [family[n] for row in layout for n in row]
             self._grids.append({cell: (card,) for cell, card in zip(START_CELLS, cards)})
             self._tops.append(dict(zip(cards, START_CELLS)))
+        self._grid_views: list[GridView | None] = [None] * self.n  # made when a view needs them
+        self._start_play(index)
+        self.phase = FLIP
+        self._version += 1
+
+    def _start_play(self, index: int) -> None:
+        """The turn loop's state at a round's start (the round's rules, grids and decks are set)."""
+        rules = self._round_rules
         self._mixed = rules.has(LOW_BLOWS)  # cards may change hands: look tops up by scanning
         self._two_flips = rules.has(TWO_FLIPS)
         self._limit = rules.discard_limit(self.n)
         self._discards_end = TURN_CAP if self._limit is None else self._limit  # two-flips discards nothing
         self._turn_cap = TURN_CAP // (2 if self._two_flips else 1)  # the cap counts flips
-        self._last_round = index + 1 == rules.rounds()
-        self._round_facts = (self.names, rules, index, rules.rounds(), captain)  # fixed for the round
+        self._round_index, self._rounds, self._captain = index, self.rules.rounds(), self.rounds[-1].captain
+        self._last_round = index + 1 == self._rounds
+        self._name_round_facts()
         self._history: tuple[Turn, ...] = ()
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
@@ -213,9 +230,6 @@ class Game:
         self._set_candidates(self._nobody)
         self._gifts: tuple[Move | None, ...] | None = None
         self._received: list[Stack | None] = [None] * self.n
-        self._grid_views = [grid_view(grid) for grid in self._grids]  # kept beside the grids they show
-        self.phase = FLIP
-        self._version += 1
 
     # --- reading the position -----------------------------------------------------------
     def grid(self, seat: int) -> MappingProxyType:
@@ -239,11 +253,13 @@ class Game:
 
     @property
     def history(self) -> tuple[Turn, ...]:
+        if len(self._history) != len(self._turns):  # made when asked: search copies never ask
+            self._history = tuple(self._turns)
         return self._history
 
     @property
     def last_turn(self) -> Turn | None:
-        return self._history[-1] if self._history else None
+        return self._turns[-1] if self._turns else None
 
     @property
     def call(self) -> Call:
@@ -256,7 +272,7 @@ class Game:
     @property
     def turn_number(self) -> int:
         """Flips processed in this round (a turn under two flips counts once)."""
-        return len(self._history)
+        return len(self._turns)
 
     @property
     def awaiting(self) -> tuple[int, ...]:
@@ -387,7 +403,7 @@ class Game:
                 seat += 1
             self._candidates, self._awaiting = found, tuple(awaiting)
         elif options == (MAX,):  # Max alone: each seat's highest visible card(s)
-            rules = self.rules
+            rules = self._round_rules
             self._set_candidates([tuple(highest(tops, rules)) for tops in self._tops])
         else:
             self._set_candidates([self._options(seat) for seat in range(self.n)])
@@ -396,13 +412,13 @@ class Game:
         kind, options = self._call
         tops = self._tops[seat]
         if kind == "gift":
-            return lowest_two(tops, self.rules)
+            return lowest_two(tops, self._round_rules)
         if kind == "dead":
             return ()
         found: list[tuple[Card, Cell]] = []
         for option in options:
             if option == MAX:
-                found.extend(highest(tops, self.rules))
+                found.extend(highest(tops, self._round_rules))
             elif self._mixed:
                 found.extend((card, cell) for card, cell in tops.items() if card.number == option)
             else:
@@ -422,10 +438,12 @@ class Game:
             raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase")
         if len(moves) != self.n:
             raise IllegalMoveError(f"expected {self.n} moves, one per seat, got {len(moves)}")
-        candidates = self._candidates
+        phase, grids, candidates, received, call = self.phase, self._grids, self._candidates, self._received, self._call
         for seat, move in enumerate(moves):
             if move is not None or candidates[seat]:  # a Quack needs no checking
-                self._check(seat, move)
+                reason = illegal_reason(phase, grids[seat], candidates[seat], received[seat], move, call)
+                if reason:
+                    raise IllegalMoveError(reason, seat)
         if self.phase is GIFT:
             self._give(moves)
             return None
@@ -438,14 +456,6 @@ class Game:
         self._check(seat, move)
 
     def _check(self, seat: int, move: Move | None) -> None:
-        if self.phase is MOVE and type(move) is Move:
-            # Fast path for the common case; anything unusual gets the full explanation below.
-            card, to = move
-            for option, origin in self._candidates[seat]:
-                if option is card or option == card:
-                    if type(to) is tuple and len(to) == 2 and can_move(self._grids[seat], origin, to):
-                        return
-                    break
         reason = illegal_reason(
             self.phase, self._grids[seat], self._candidates[seat], self._received[seat], move, self._call
         )
@@ -476,14 +486,13 @@ class Game:
         else:
             self._pile.extend(self._flips)
         turn = _new_tuple(Turn, (self._flips, self._call, moves, self._gifts, discarded))
-        self._history += (turn,)
         self._turns.append(turn)
         self._gifts = None
         if placing:
             self._received = [None] * self.n
         self._candidates, self._awaiting = self._nobody, ()
         self.phase = FLIP
-        if self._single or len(self._discard) >= self._discards_end or len(self._history) >= self._turn_cap:
+        if self._single or len(self._discard) >= self._discards_end or len(self._turns) >= self._turn_cap:
             self._end_round_if_over()  # the cheap test above keeps most turns out of the call
         self._version += 1
         return turn
@@ -508,14 +517,14 @@ class Game:
         grid[to] = stack
         tops[move.card] = to
         self._grids[seat] = grid
-        self._grid_views[seat] = grid_view(grid)
+        self._grid_views[seat] = None
         if len(grid) == 1:
             self._single = True
 
     def _set_grid(self, seat: int, grid: dict[Cell, Stack]) -> None:
         self._grids[seat] = grid
         self._tops[seat] = {stack[-1]: cell for cell, stack in grid.items()}
-        self._grid_views[seat] = grid_view(grid)
+        self._grid_views[seat] = None
 
     def _end_round_if_over(self) -> None:
         grids = self._grids
@@ -524,15 +533,12 @@ class Game:
             reason = SINGLE_STACK
         elif len(self._discard) >= self._discards_end:
             reason = DISCARD_LIMIT
-        elif len(self._history) >= self._turn_cap:
+        elif len(self._turns) >= self._turn_cap:
             reason = CAPPED
         else:
             return
-        last = self._last_round
-        scores = tuple(
-            self.rules.round_score([self.rules.value(stack[-1].number) for stack in grid.values()], last)
-            for grid in self._grids
-        )
+        last, rules = self._last_round, self._round_rules
+        scores = tuple(rules.round_score([rules.value(stack[-1].number) for stack in grid.values()], last) for grid in self._grids)
         outcome = RoundOutcome(reason, scores, tuple(len(g) for g in self._grids), singles)
         log = self.round
         log.outcome = outcome
@@ -540,19 +546,116 @@ class Game:
         self.results.append(outcome)
         self._totals = tuple(total + score for total, score in zip(self._totals, scores))
         self._round_scores += (scores,)
+        self._name_round_facts()
         self.phase = GAME_OVER if last else ROUND_OVER
+
+    # --- copies for search ---------------------------------------------------------------
+    def clone(self) -> Game:
+        """An independent copy of the game as it stands, cheap enough for thousands per decision.
+
+        It shares what never changes (grids are copy-on-write, turns and views are immutable)
+        and copies the few containers the engine changes in place. It knows everything the
+        original knows, deck order included: a bot must only clone a `determinized` game.
+        """
+        copy = _new_object(Game)
+        state = copy.__dict__
+        state.update(self.__dict__)
+        if self.rounds:
+            current = _new_object(RoundLog)
+            current.__dict__.update(self.rounds[-1].__dict__)
+            current.reshuffles, current.turns = list(current.reshuffles), list(current.turns)
+            state["rounds"] = [*self.rounds[:-1], current]
+            state["_turns"] = current.turns
+            state["_draw"] = list(self._draw)
+            state["_pile"] = list(self._pile)
+            state["_grids"] = list(self._grids)
+            state["_tops"] = [tops.copy() for tops in self._tops]
+            state["_received"] = list(self._received)
+            state["_grid_views"] = list(self._grid_views)
+        state["results"] = list(self.results)
+        return copy
+
+    @classmethod
+    def determinized(cls, view: PlayerView, rng: random.Random) -> Game:
+        """A game that looks to `view.seat` exactly like its view, the rest of this round to play.
+
+        Only what that seat cannot see is invented: the draw deck's order, dealt at random
+        (`rng`) from the captain cards the seat has not seen (under Surprises the two removed
+        cards are among them), and the seed of any later reshuffle. The grids, the Captain
+        pile, the Discard area, the call and the history are the view's. Search bots play
+        their look-ahead on it with the engine's own flip/legal_moves/play. The phase is the
+        view's (FLIP or MOVE/GIFT; the PLACE phase's gifts are not in a view, so not PLACE).
+        """
+        if view.phase not in (FLIP, MOVE, GIFT):
+            raise RulesError(f"cannot determinize a view in the {view.phase.value} phase")
+        rules = view.rules
+        game = cls(view.names, rules, seed=rng.getrandbits(62), start=False)
+        hidden, pile, previous = captain_cards(view)
+        draw = shuffled(hidden, rng)[: view.draw_size]  # Surprises: two of the hidden cards are out
+        index = view.round_index
+        game.rounds = [RoundLog(view.captain, [], []) for _ in range(index + 1)]
+        game.results = [RoundOutcome("", scores, (), ()) for scores in view.round_scores]
+        game._totals, game._round_scores = view.totals, view.round_scores
+        game._round_rules = rules
+        log = game.rounds[-1]
+        log.turns.extend(view.history)
+        game._turns = log.turns
+        game._draw, game._pile, game._discard = draw, pile, view.discard
+        game._grids = [dict(grid.cells) for grid in view.grids]
+        game._tops = [{stack[-1]: cell for cell, stack in grid.items()} for grid in game._grids]
+        game._grid_views = [None] * game.n
+        game._start_play(index)
+        game._history, game._previous = view.history, previous  # view.history is log.turns as a tuple
+        game._single = any(len(grid) == 1 for grid in game._grids)
+        game.phase = view.phase
+        game._flips, game._call = view.flips, view.call  # at FLIP: the last turn's, as the view shows
+        if view.phase is not FLIP:
+            game._all_options()
+        game._version += 1
+        return game
 
     # --- views --------------------------------------------------------------------------
     def view(self, seat: int) -> PlayerView:
         """What `seat` sees at the table now (see duckcover.view.PlayerView)."""
-        if self._template_version != self._version:
-            self._template, self._template_version = view_template(self), self._version
-        fields = self._template  # the same for every seat but three fields
+        if self._turn_version != self._version:  # the turn's facts, once per state
+            pile = self._pile
+            grid_views = self._grid_views
+            if None in grid_views:  # the grids changed since the last view
+                for index, grid in enumerate(self._grids):
+                    if grid_views[index] is None:
+                        grid_views[index] = grid_view(grid)
+            turns = self._turns
+            if len(self._history) != len(turns):
+                self._history = tuple(turns)
+            self._turn_facts, self._turn_version = TurnFacts(
+                phase=self.phase,
+                call=self._call,
+                flips=self._flips,
+                grids=tuple(grid_views),
+                captain_pile_top=pile[-1] if pile else None,
+                discard=self._discard,
+                draw_size=len(self._draw),
+                history=self._history,
+            ), self._version
         received = self._received[seat]  # a stack only in the PLACE phase
-        fields[0], fields[-2], fields[-1] = seat, self._candidates[seat], (
-            None if received is None else (received[-1], len(received))
+        # The order duckcover.view checks at import: seat, the round's facts, the turn's, the seat's own.
+        return _new_tuple(PlayerView, (
+            seat, *self._round_facts, *self._turn_facts, self._candidates[seat],
+            None if received is None else (received[-1], len(received)),
+        ))
+
+    def _name_round_facts(self) -> None:
+        """What every view of this round shares (again once the round's scores are in)."""
+        self._round_facts = RoundFacts(
+            names=self.names,
+            rules=self._round_rules,
+            round_index=self._round_index,
+            rounds=self._rounds,
+            captain=self._captain,
+            discard_limit=self._limit,
+            totals=self._totals,
+            round_scores=self._round_scores,
         )
-        return _new_tuple(PlayerView, fields)
 
 
 # --- pure helpers shared by the engine and the views ----------------------------------------
@@ -573,6 +676,41 @@ def highest(tops: dict[Card, Cell], rules: Rules) -> list[tuple[Card, Cell]]:
     if len(found) > 1:
         found.sort(key=lambda item: (item[1][1], item[1][0]))
     return found
+
+
+def captain_cards(view: PlayerView) -> tuple[list[int], list[int], int | None]:
+    """What a seat knows of the captain cards, from its view alone.
+
+    Returns the cards it has not seen (the draw deck's contents, sorted; under Surprises
+    with the two removed cards among them), the Captain pile bottom to top, and what a
+    Repeat would repeat now. Worked out from the round's public history, as a careful
+    player would: the round's deck minus every flip since the last reshuffle.
+    """
+    rules = view.rules
+    low_blows = rules.has(LOW_BLOWS)
+    deck = rules.deck()
+    draw_left = len(deck) - (SURPRISE_CARDS if rules.has(SURPRISES) else 0)
+    unseen = Counter(deck)
+    pile: list[int] = []
+    previous = None
+    turns = [(turn.flips, turn.discarded) for turn in view.history]
+    if view.phase in CHOOSING:
+        turns.append((view.flips, None))  # flipped, not yet on the pile
+    for flips, discarded in turns:
+        for code in flips:
+            if draw_left == 0:  # the engine rebuilds the draw deck from the pile before drawing
+                unseen, pile, draw_left = Counter(pile), [], len(pile)
+            draw_left -= 1
+            unseen[code] -= 1
+            if low_blows and code in (MAX, REPEAT):
+                previous = None  # a gift: nothing repeats it
+            elif code != REPEAT:
+                previous = code  # a Repeat repeats the card before it, and so leaves it as it is
+        if discarded:
+            previous = None  # a Repeat after a discarded card is discarded too
+        elif discarded is False:
+            pile.extend(flips)
+    return sorted(unseen.elements()), pile, previous
 
 
 def lowest_two(tops: dict[Card, Cell], rules: Rules) -> tuple[tuple[Card, Cell], ...]:
@@ -608,7 +746,19 @@ def illegal_reason(
     move: Move | None,
     call: Call,
 ) -> str | None:
-    """None if `move` is a legal choice, else a sentence a player can read."""
+    """None if `move` is a legal choice, else a sentence a player can read.
+
+    The one legality check: the engine runs it on every move of every turn, a view's
+    `is_legal` and the record reader on theirs. The common case (a listed card moving to a
+    cell) costs a scan of the seat's few candidates and `why_illegal`'s lookups.
+    """
+    if phase is MOVE and type(move) is Move:
+        card, to = move
+        for option, origin in candidates:
+            if option is card or (type(card) is Card and option == card):
+                if type(to) is tuple and len(to) == 2 and type(to[0]) is int and type(to[1]) is int:
+                    return why_illegal(grid, origin, to)  # (is_cell, inline: this runs for every move)
+                return Refusal("not-a-cell", f"{to!r} is not a cell")
     if move is None:
         if not candidates:
             return None
@@ -627,7 +777,7 @@ def illegal_reason(
                        card=move.card.number, allowed=tuple(card.number for card, _ in candidates))
     if phase is GIFT:
         return None if move.to is None else Refusal("gift-has-no-cell", "a gift names a card, not a destination")
-    if not (isinstance(move.to, tuple) and len(move.to) == 2 and all(type(v) is int for v in move.to)):
+    if not is_cell(move.to):
         return Refusal("not-a-cell", f"{move.to!r} is not a cell")
     return why_illegal(grid, origin, move.to)
 

@@ -40,7 +40,8 @@ _READING_RANK = _CellTable(lambda x, y: (y << 32) + x)  # |x| stays far below 2*
 
 
 def neighbours(cell: Cell) -> tuple[Cell, Cell, Cell, Cell]:
-    """The four orthogonal neighbours (never diagonal), in a fixed order."""
+    """The four orthogonal neighbours (never diagonal), in a fixed order: the one adjacency
+    of the game. Cover, Duck, the bots and the hints all ask it."""
     return _NEIGHBOURS[cell]
 
 
@@ -50,7 +51,7 @@ def reading_order(cell: Cell) -> tuple[int, int]:
 
 def cover_targets(grid: Grid, origin: Cell) -> list[Cell]:
     """Occupied cells orthogonally adjacent to `origin`, in reading order."""
-    return [cell for cell in neighbours(origin) if cell in grid]
+    return [cell for cell in _NEIGHBOURS[origin] if cell in grid]
 
 
 def duck_targets(grid: Grid, origin: Cell | None) -> list[Cell]:
@@ -64,42 +65,29 @@ def duck_targets(grid: Grid, origin: Cell | None) -> list[Cell]:
     return sorted(found, key=_READING_RANK.__getitem__)
 
 
-def is_cover(grid: Grid, origin: Cell, to: Cell) -> bool:
-    return to in grid and abs(to[0] - origin[0]) + abs(to[1] - origin[1]) == 1
-
-
-def is_duck(grid: Grid, origin: Cell | None, to: Cell) -> bool:
-    if to in grid:
-        return False
-    return any(near != origin and near in grid for near in neighbours(to))
-
-
-def can_move(grid: Grid, origin: Cell | None, to: Cell) -> bool:
-    """Is `to` a legal cover or duck for the stack at `origin`? (is_cover or is_duck, in one
-    pass: the engine checks every move of every turn with it.)"""
-    x, y = to
-    if type(x) is not int or type(y) is not int:
-        return False  # not a cell at all (1.0 would hash like 1)
-    if to in grid:
-        return origin is not None and abs(x - origin[0]) + abs(y - origin[1]) == 1
-    for near in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)):
-        if near != origin and near in grid:
-            return True
-    return False
+def is_cell(value: object) -> bool:
+    """An (x, y) pair of ints (1.0 would hash like 1, so the type is checked, not the value)."""
+    return type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int
 
 
 def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:
-    """None if moving the stack at `origin` to `to` is a legal cover or duck, else the reason."""
-    if to == origin:
-        return Refusal("must-move", "a called card must move; it cannot stay where it is")
-    if to in grid:
+    """None if moving the stack at `origin` to the cell `to` is a legal cover or duck, else why not.
+
+    The one statement of the Cover and Duck rules. The engine checks every move of every
+    turn with it, so a legal move returns after a dict lookup or two; only a refusal
+    builds its Refusal (English text, plus a code and values the app translates).
+    """
+    if to in grid:  # Cover: onto an orthogonally adjacent stack
+        if origin is not None and to in _NEIGHBOURS[origin]:
+            return None
+        if to == origin:
+            return Refusal("must-move", "a called card must move; it cannot stay where it is")
         if origin is None:
             return Refusal("gift-on-stack", f"a gift is placed by the Duck rule; {fmt_cell(to)} is occupied", cell=fmt_cell(to))
-        if is_cover(grid, origin, to):
-            return None
         return Refusal("cover-not-adjacent", f"cannot cover {fmt_cell(to)}: a cover goes onto an orthogonally adjacent stack", cell=fmt_cell(to))
-    if is_duck(grid, origin, to):
-        return None
+    for near in _NEIGHBOURS[to]:  # Duck: an empty cell beside one of the player's other stacks
+        if near != origin and near in grid:
+            return None
     return Refusal("duck-not-touching", f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks", cell=fmt_cell(to))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .cards import CARDS, Card, flip_name, parse_flip
@@ -16,14 +17,20 @@ from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
 from .moves import Move, Turn
 from .rules import TWO_FLIPS, Rules
+from .untrusted import LABEL_MAX, NAME_MAX, excerpt, shown
 
 FORMAT = "duckcover-record/1"
+RECORD_MAX = 4 * 1024 * 1024  # bytes: a 3-round game of 7 players is well under 100 KB
+STRING_MAX = 256  # characters of any string in a record (names, sounds, labels are cut shorter)
+SPLASH_MAX = 99  # a splash value above this is no card's (the published table's are 1-5)
+REASON_MAX = 300  # characters of a RecordError's reason: quoted values are excerpts
 
 
 class RecordError(DuckError):
     """A record that cannot be read or breaks the rules, located by round, turn and seat."""
 
     def __init__(self, reason: str, round_no: int | None = None, turn_no: int | None = None, seat: int | None = None):
+        reason = shown(reason[: REASON_MAX * 4], REASON_MAX)  # it may quote record values: printable, bounded
         self.reason, self.round_no, self.turn_no, self.seat = reason, round_no, turn_no, seat
         where = [
             f"{label} {value}"
@@ -66,14 +73,14 @@ def to_record(game: Game, bots: Sequence[str | None] | None = None, extra: dict 
             player["bot"] = bots[seat]
         players.append(player)
     rounds = []
-    for log in game.rounds:
+    for index, log in enumerate(game.rounds):
         entry: dict[str, Any] = {"captain": log.captain, "layouts": log.layouts}
         if log.removed:
             entry["removed"] = [flip_name(code) for code in log.removed]
         entry["deck"] = [flip_name(code) for code in log.deck]
         if log.reshuffles:
             entry["reshuffles"] = [[flip_name(code) for code in order] for order in log.reshuffles]
-        entry["turns"] = [turn_json(turn, game.rules) for turn in log.turns]
+        entry["turns"] = [turn_json(turn, game.rules.for_round(index)) for turn in log.turns]
         rounds.append(entry)
     record = {"format": FORMAT, "rules": game.rules.to_json(), "seed": game.seed, "players": players, "rounds": rounds}
     if extra:
@@ -100,6 +107,22 @@ def _compact(text: str) -> str:
 
 
 # --- reading --------------------------------------------------------------------------------
+def read_file(path: str | Path) -> dict:
+    """The record in a file, read with a bound (RECORD_MAX bytes, regular files only) and checked
+    for size as `loads` does. RecordError with one line (never the path: callers name it)."""
+    from .files import read_bounded, why
+
+    try:
+        data = read_bounded(path, RECORD_MAX)
+    except OSError as err:
+        raise RecordError(f"cannot read: {why(err)}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RecordError(f"not UTF-8 text (byte {err.start})") from None
+    return loads(text)
+
+
 def loads(text: str) -> dict:
     try:
         data = json.loads(text)
@@ -111,24 +134,57 @@ def loads(text: str) -> dict:
         raise RecordError(f"not JSON a record can be: {err}") from None
     if not isinstance(data, dict):
         raise RecordError("a record is a JSON object")
+    _check_strings(data)
     return data
+
+
+def _check_strings(value: object) -> None:
+    """Refuse a record holding an absurdly long string (a name of a megabyte freezes every
+    screen that lays it out). Iterative: the JSON parser already bounded the nesting."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) > STRING_MAX:
+                raise RecordError(f"a string of {len(item)} characters (at most {STRING_MAX}): {excerpt(item)}")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def read_rules(data: dict) -> Rules:
     raw = data.get("rules", {})
     if not isinstance(raw, dict):
         raise RecordError("rules must be an object")
+    from .rules import CAPTAIN, MAX_BY, VARIANTS
+
     variants = raw.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
         raise RecordError("rules.variants must be a list of names")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise RecordError(f"unknown variant {excerpt(unknown[0])} (known: {', '.join(VARIANTS)})")
     kwargs: dict[str, Any] = {"variants": frozenset(variants)}
-    for key in ("max_by", "captain"):
+    if "variant_rounds" in raw:  # optional: variants that apply to some rounds only
+        limited = raw["variant_rounds"]
+        if not isinstance(limited, dict) or not all(isinstance(v, list) for v in limited.values()):
+            raise RecordError("rules.variant_rounds must map variant names to lists of round numbers")
+        unknown = [name for name in limited if name not in VARIANTS]
+        if unknown:
+            raise RecordError(f"rules.variant_rounds: unknown variant {excerpt(unknown[0])}")
+        kwargs["variant_rounds"] = limited
+    for key, known in (("max_by", MAX_BY), ("captain", CAPTAIN)):
         if key in raw:
+            if raw[key] not in known:
+                raise RecordError(f"rules.{key} must be one of {', '.join(known)}, not {excerpt(raw[key])}")
             kwargs[key] = raw[key]
     if "splashes" in raw:
         table = raw["splashes"]
-        if not (isinstance(table, list) and len(table) == 12 and all(type(v) is int and v >= 0 for v in table)):
-            raise RecordError("rules.splashes must be 12 whole numbers >= 0")
+        if not (isinstance(table, list) and len(table) == 12
+                and all(type(v) is int and 0 <= v <= SPLASH_MAX for v in table)):
+            raise RecordError(f"rules.splashes must be 12 whole numbers 0-{SPLASH_MAX}")
         kwargs["splashes"] = tuple(table)
     try:
         return Rules(**kwargs)
@@ -137,16 +193,22 @@ def read_rules(data: dict) -> Rules:
 
 
 def read_players(data: dict) -> tuple[list[str], list[str | None]]:
+    """The seats' names and bot labels. A name is untrusted text: read as `shown()` makes it
+    (control characters and bytes that were not UTF-8 as visible placeholders, at most NAME_MAX
+    characters), so every surface that shows it, and every save that writes it back, gets
+    printable text. A bot label is cut to LABEL_MAX the same way."""
     players = data.get("players")
     if not isinstance(players, list):
         raise RecordError("missing field: players")
+    if len(players) > 64:  # far beyond any table; refused before any work per seat
+        raise RecordError(f"{len(players)} players: a table seats at most 7")
     names, bots = [], []
     for seat, player in enumerate(players):
         if not isinstance(player, dict) or not isinstance(player.get("name"), str):
             raise RecordError(f"players[{seat}] needs a name", seat=seat)
-        names.append(player["name"])
+        names.append(shown(player["name"], NAME_MAX))
         bot = player.get("bot")
-        bots.append(bot if isinstance(bot, str) else None)
+        bots.append(shown(bot, LABEL_MAX) if isinstance(bot, str) else None)
     return names, bots
 
 
@@ -218,6 +280,7 @@ def _replay_round(game: Game, round_no: int, entry: object) -> None:
         if game.phase is not Phase.FLIP:
             raise RecordError("the round has already ended", round_no, turn_no)
         _replay_turn(game, turn, round_no, turn_no)
+    _check_reshuffles(game, entry, round_no)
 
 
 def _flip_list(raw: object, field: str, round_no: int) -> list[int]:
@@ -225,8 +288,23 @@ def _flip_list(raw: object, field: str, round_no: int) -> list[int]:
         raise RecordError(f"{field} must be a list of captain cards", round_no)
     try:
         return [parse_flip(item) for item in raw]
-    except ValueError as err:
+    except (ValueError, TypeError) as err:
         raise RecordError(f"{field}: {err}", round_no) from None
+
+
+def _check_reshuffles(game: Game, entry: dict, round_no: int) -> None:
+    """`reshuffles` is what the seed dealt when the draw pile ran out: a record may omit it,
+    but one that states it must state what the engine dealt (while a round is being played,
+    a record cut short by hand may state later ones too)."""
+    if "reshuffles" not in entry:
+        return
+    raw = entry["reshuffles"]
+    if not isinstance(raw, list) or len(raw) > 1000:
+        raise RecordError("reshuffles must be a list of draw orders, one per reshuffle", round_no)
+    stated = [_flip_list(order, "reshuffles", round_no) for order in raw]
+    realized = game.round.reshuffles
+    if (stated if game.phase is Phase.ROUND_OVER or game.over else stated[: len(realized)]) != realized:
+        raise RecordError("reshuffles do not match the deal the seed gives", round_no)
 
 
 def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
@@ -235,7 +313,7 @@ def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
 
     if not isinstance(turn, dict):
         raise fail("a turn must be an object")
-    two = game.rules.has(TWO_FLIPS)
+    two = game.round_rules.has(TWO_FLIPS)
     try:
         if two:
             flips = turn.get("flips")

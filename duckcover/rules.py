@@ -5,6 +5,7 @@ behind each ruling.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .cards import MAX, NUMBERS, REPEAT, default_splashes
@@ -27,6 +28,7 @@ TURN_CAP = 1000  # safety net: no real round comes near it
 ROUNDS = 3
 COOPERATIVE_ROUNDS = 2
 SURPRISE_CARDS = 2
+WHOLE_GAME = (COOPERATIVE, ARTISTS_PACK)  # they change the table or the number of rounds: never per round
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,10 @@ class Rules:
     captain: str = "rotate"
     variants: frozenset[str] = frozenset()
     splashes: tuple[int, ...] = field(default_factory=default_splashes)
+    # The rounds (1-based) a variant applies to, for variants that do not apply to every round:
+    # {"competition": [3]}. Stored as sorted (name, rounds) pairs; a variant not named here
+    # applies to all rounds. `for_round` gives the rules in force in one round.
+    variant_rounds: tuple[tuple[str, tuple[int, ...]], ...] = ()
     # values[n]: what a visible card n scores under these rules (index 0 unused); derived.
     values: tuple[int, ...] = field(init=False, repr=False, compare=False)
     # max_keys[n]: how Max ranks a visible card n (index 0 unused; -1: Max never takes it).
@@ -49,7 +55,8 @@ class Rules:
         unknown = sorted(self.variants - set(VARIANTS))
         if unknown:
             raise RulesError(f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})")
-        if LOW_BLOWS in self.variants and TWO_FLIPS in self.variants:
+        self._check_variant_rounds()
+        if any({LOW_BLOWS, TWO_FLIPS} <= self.variants_in(index) for index in range(self.rounds())):
             raise RulesError("low-blows and two-flips cannot be combined: both redefine the turn")
         if len(self.splashes) != 12:
             raise RulesError("the splash table needs 12 values")
@@ -61,8 +68,40 @@ class Rules:
         uncallable = 3 if CONSTRAINTS in self.variants else 0
         object.__setattr__(self, "max_keys", tuple(-1 if n <= uncallable else key for n, key in enumerate(ranked)))
 
+    def _check_variant_rounds(self) -> None:
+        raw = self.variant_rounds
+        pairs = raw.items() if isinstance(raw, Mapping) else raw
+        rounds = self.rounds()
+        normal = []
+        for name, numbers in pairs:
+            if name not in self.variants:
+                raise RulesError(f"rounds are given for {name!r}, which is not among the variants")
+            if name in WHOLE_GAME:
+                raise RulesError(f"{name} applies to the whole game, not to some rounds")
+            numbers = tuple(numbers) if isinstance(numbers, (list, tuple, set, frozenset)) else ()
+            if not numbers or any(type(n) is not int or not 1 <= n <= rounds for n in numbers):
+                raise RulesError(f"{name}: rounds must be numbers from 1 to {rounds}")
+            numbers = tuple(sorted(set(numbers)))
+            if name == PRESSURE and rounds not in numbers:
+                raise RulesError(f"pressure acts in the last round only: its rounds must include {rounds}")
+            if len(numbers) < rounds and name != PRESSURE:  # every round (or Pressure's last) is no restriction
+                normal.append((name, numbers))
+        object.__setattr__(self, "variant_rounds", tuple(sorted(normal)))
+
     def has(self, variant: str) -> bool:
+        """Does the variant apply (in some round, if it is limited to some)?"""
         return variant in self.variants
+
+    def variants_in(self, round_index: int) -> frozenset[str]:
+        """The variants in force in round `round_index` (0-based)."""
+        off = {name for name, numbers in self.variant_rounds if round_index + 1 not in numbers}
+        return self.variants - off if off else self.variants
+
+    def for_round(self, round_index: int) -> Rules:
+        """The rules in force in round `round_index` (0-based): every variant applies all round."""
+        if not self.variant_rounds:
+            return self
+        return Rules(self.max_by, self.captain, self.variants_in(round_index), self.splashes)
 
     # --- numbers that follow from the rules -------------------------------------------
     def check_players(self, players: int) -> None:
@@ -88,8 +127,9 @@ class Rules:
         return self.values[number]
 
     def max_key(self, number: int) -> int:
-        """How Max ranks a visible card: its number or its splashes, per the max_by option."""
-        return number if self.max_by == "number" else self.splashes[number - 1]
+        """How Max ranks a visible card: its number or its splashes, per the max_by option;
+        -1 for a card Max never takes (1-3 under Constraints)."""
+        return self.max_keys[number]
 
     def captain_of(self, first: int, round_index: int, players: int) -> int:
         return first if self.captain == "fixed" else (first + round_index) % players
@@ -102,9 +142,44 @@ class Rules:
         return sum(values)
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "max_by": self.max_by,
             "captain": self.captain,
             "variants": sorted(self.variants, key=VARIANTS.index),
             "splashes": list(self.splashes),
         }
+        if self.variant_rounds:  # only when some variant skips some round: older records stay as they were
+            data["variant_rounds"] = {name: list(numbers) for name, numbers in self.variant_rounds}
+        return data
+
+
+def parse_variant(text: str) -> tuple[str, tuple[int, ...] | None]:
+    """`NAME` or `NAME:ROUNDS` (`competition:3`, `surprises:1,2`): the name and its rounds
+    (None: all rounds). ValueError with one readable line otherwise."""
+    name, colon, rounds = text.partition(":")
+    name = name.strip().lower()
+    if name not in VARIANTS:
+        raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+    if not colon:
+        return name, None
+    try:
+        numbers = tuple(int(part) for part in rounds.split(","))
+    except ValueError:
+        raise ValueError(f"{text!r}: rounds are numbers separated by commas, e.g. {name}:1,3") from None
+    return name, numbers
+
+
+def rules_with_variants(specs: list[str], **options: str) -> Rules:
+    """Rules from `--variant NAME[:ROUNDS]` values (repeatable; a name given twice joins its rounds).
+    ValueError or RulesError with one readable line for bad input."""
+    variants: set[str] = set()
+    rounds: dict[str, set[int] | None] = {}
+    for spec in specs:
+        name, numbers = parse_variant(spec)
+        variants.add(name)
+        if numbers is None or rounds.get(name, set()) is None:
+            rounds[name] = None
+        else:
+            rounds.setdefault(name, set()).update(numbers)
+    limited = {name: tuple(numbers) for name, numbers in rounds.items() if numbers is not None}
+    return Rules(variants=frozenset(variants), variant_rounds=limited, **options)

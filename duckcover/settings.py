@@ -6,7 +6,6 @@ a one-line reason the app shows as a notice. `save()` writes atomically.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from . import i18n
 from .paths import data_dir
 
 FILE_NAME = "settings.json"
+SETTINGS_MAX = 64 * 1024  # bytes: the file holds three short values
 
 
 # The colour schemes a player may pick: setting -> Textual theme. The ANSI ones use the
@@ -34,35 +34,37 @@ def settings_path(root: Path | None = None) -> Path:
 
 def load(root: Path | None = None) -> tuple[Settings, str | None]:
     """The saved settings and, if the file was unreadable, why (the defaults are used then)."""
+    from .files import read_bounded, why
+    from .untrusted import excerpt, shown
+
     path = settings_path(root)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_bounded(path, SETTINGS_MAX)
     except FileNotFoundError:
         return Settings(), None
     except OSError as err:
-        return Settings(), f"{path}: {err.strerror or err}"
+        return Settings(), f"{path}: {why(err)}"
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))  # UnicodeDecodeError is a ValueError too
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         lang = data.get("lang")
         if lang is not None and lang not in i18n.LANGUAGES:
-            raise ValueError(f"unknown language {lang!r}")
+            raise ValueError(f"unknown language {excerpt(lang)}")
         hints = data.get("hints", True)
         if not isinstance(hints, bool):
             raise ValueError("hints must be true or false")
         theme = data.get("theme")
         if theme is not None and theme not in THEMES:
-            raise ValueError(f"unknown colours {theme!r} (known: {', '.join(THEMES)})")
-    except ValueError as err:  # json.JSONDecodeError is a ValueError
-        return Settings(), f"{path}: {err}"
+            raise ValueError(f"unknown colours {excerpt(theme)} (known: {', '.join(THEMES)})")
+    except (ValueError, RecursionError) as err:  # json.JSONDecodeError is a ValueError
+        return Settings(), f"{path}: {shown(str(err), 120)}"
     return Settings(lang=lang, hints=hints, theme=theme), None
 
 
 def save(settings: Settings, root: Path | None = None) -> Path:
+    from .files import atomic_write
+
     path = settings_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(asdict(settings), indent=2) + "\n", durable=True)
     return path

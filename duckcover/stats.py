@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .errors import DuckError
 from .paths import data_dir
-from .record import replay, to_record
+from .record import RecordError, read_file, read_rules, replay, to_record
 
 SCHEMA_VERSION = 1
 DB_NAME = "stats.db"
@@ -143,7 +143,8 @@ def add_game(record: dict, db_path: str | Path | None = None) -> bool:
     game = _finished_game(record)
     key = game_key(game)
     try:
-        record_text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        # ASCII escapes: a lone surrogate in an untrusted record still makes valid UTF-8 in SQLite.
+        record_text = json.dumps(record, separators=(",", ":"))
     except (TypeError, ValueError) as err:
         raise StatsError(f"record refused: not JSON-serialisable ({err})", RECORD) from None
     path = _path(db_path)
@@ -161,6 +162,30 @@ def add_game(record: dict, db_path: str | Path | None = None) -> bool:
                 conn.execute("ROLLBACK")
             raise _db_error(path, err) from None
     return inserted
+
+
+def reconcile(finished: list[Path], db_path: str | Path | None = None) -> int:
+    """Add the finished games a kill kept out of the statistics (between archiving a game and
+    adding it): every archived record newer than the database. How many were added."""
+    path = _path(db_path)
+    try:
+        since = path.stat().st_mtime - 1.0  # margin: the two writes can share a second
+    except OSError:
+        since = float("-inf")  # no database yet: it is built from the archive
+    added = 0
+    for record_path in finished:
+        try:
+            if record_path.stat().st_mtime < since:
+                continue
+            record = read_file(record_path)
+        except (OSError, RecordError):
+            continue  # an unreadable archive is the Games screen's to show, not a statistic
+        try:
+            added += add_game(record, path)
+        except StatsError as err:
+            if err.kind != RECORD:
+                raise
+    return added
 
 
 @_no_os_errors
@@ -214,10 +239,28 @@ def move_aside(db_path: str | Path | None = None) -> Path | None:
         return None
     try:
         _check(path)
-        return None
+        if not _rows_damaged(path):
+            return None
     except StatsError as err:
         if err.kind != CORRUPT:
             raise
+    return _move(path)
+
+
+def _rows_damaged(path: Path) -> bool:
+    """Whether a database SQLite finds sound holds rows duckcover cannot read (what `load` and
+    `games` call corrupt, so `--reset` must agree)."""
+    try:
+        load(path)
+        games(path)
+    except StatsError as err:
+        if err.kind == CORRUPT:
+            return True
+        raise
+    return False
+
+
+def _move(path: Path) -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     try:
@@ -239,6 +282,7 @@ def game_key(game) -> str:
     """
     canon = to_record(game)
     canon.pop("seed", None)
+    canon["rules"].pop("splashes", None)  # a game is its moves and layouts, whatever the table says
     canon["players"] = [player["name"] for player in canon["players"]]
     for entry in canon["rounds"]:
         entry.pop("deck", None)
@@ -249,8 +293,19 @@ def game_key(game) -> str:
 
 # --- records ---------------------------------------------------------------------------------
 def _finished_game(record: dict):
+    """The record's game, replayed with the published splash table: a record cannot invent
+    its own scores. A game whose play depended on another table (Max by splashes) is refused."""
     if not isinstance(record, dict):
         raise StatsError("record refused: a record is a JSON object", RECORD)
+    rules = record.get("rules")
+    try:
+        read_rules(record)  # the table as given must be sane, though it is not the one used
+    except RecordError as err:
+        raise StatsError(f"record refused: {err}", RECORD) from None
+    if isinstance(rules, dict) and "splashes" in rules:
+        from .cards import default_splashes
+
+        record = {**record, "rules": {**rules, "splashes": list(default_splashes())}}
     try:
         game = replay(record)
     except DuckError as err:

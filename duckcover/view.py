@@ -7,17 +7,15 @@ grids are copied into read-only mappings, everything else is tuples.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Iterator
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .cards import Card
 from .grid import Cell, reading_order, sorted_stacks
 from .moves import Call, Move, Phase, Turn
 from .rules import Rules
-
-if TYPE_CHECKING:
-    from .game import Game
 
 
 class StackInfo(NamedTuple):
@@ -102,22 +100,25 @@ def grid_view(grid) -> GridView:
 
 class PlayerView(NamedTuple):
     seat: int
+    # --- the same all round (until the round's scores are in) ---
     names: tuple[str, ...]
-    rules: Rules
+    rules: Rules  # the rules in force in this round (a variant may apply to some rounds only)
     round_index: int  # 0-based
     rounds: int
     captain: int
+    discard_limit: int | None
+    totals: tuple[int, ...]
+    round_scores: tuple[tuple[int, ...], ...]
+    # --- the turn ---
     phase: Phase
     call: Call
     flips: tuple[int, ...]
     grids: tuple[GridView, ...]
     captain_pile_top: int | None
     discard: tuple[int, ...]
-    discard_limit: int | None
     draw_size: int
-    totals: tuple[int, ...]
-    round_scores: tuple[tuple[int, ...], ...]
     history: tuple[Turn, ...]
+    # --- this seat's ---
     candidates: tuple[tuple[Card, Cell | None], ...]  # the stacks this seat may move now
     received: tuple[Card, int] | None  # low blows: (top, height) of the gift to place
 
@@ -148,25 +149,13 @@ class PlayerView(NamedTuple):
         return illegal_reason(self.phase, self.grid.cells, self.candidates, received, move, self.call) is None
 
 
-def view_template(game: Game) -> list:
-    """Every field of a PlayerView as of now, seat-specific ones blank (built once per state).
-
-    Game.view fills in the seat, its candidates and its gift, and freezes a copy."""
-    pile = game._pile
-    return [
-        None,  # seat
-        *game._round_facts,
-        game.phase,
-        game._call,
-        game._flips,
-        tuple(game._grid_views),
-        pile[-1] if pile else None,
-        game._discard,
-        game._limit,
-        len(game._draw),
-        game._totals,
-        game._round_scores,
-        game._history,
-        None,  # candidates
-        None,  # received
-    ]
+# --- building views ---------------------------------------------------------------------------
+# A PlayerView is (seat, *RoundFacts, *TurnFacts, candidates, received): Game.view builds it so.
+# The engine names the round's facts once a round and the turn's once a turn, by keyword: a
+# field added to PlayerView must be added to one of these lists (the assert below says so at
+# import), and then the engine cannot build a view without giving it.
+ROUND_FIELDS = ("names", "rules", "round_index", "rounds", "captain", "discard_limit", "totals", "round_scores")
+TURN_FIELDS = ("phase", "call", "flips", "grids", "captain_pile_top", "discard", "draw_size", "history")
+assert PlayerView._fields == ("seat", *ROUND_FIELDS, *TURN_FIELDS, "candidates", "received"), "update the lists"
+RoundFacts = namedtuple("RoundFacts", ROUND_FIELDS)  # RoundFacts(names=..., rules=..., ...)
+TurnFacts = namedtuple("TurnFacts", TURN_FIELDS)

@@ -14,7 +14,7 @@ from duckcover.game import Game
 from duckcover.record import loads, read_bot_key, replay
 from duckcover.safety import PassiveBot
 from duckcover.sandbox import BotProcess
-from duckcover.storage import games_dir, save_current
+from duckcover.storage import games_dir, new_game_path, save_unfinished
 from duckcover_bots.greedy import GreedyBot
 
 
@@ -145,7 +145,7 @@ def saved_game_naming(tmp_path, spec):
     controller = TurnController(game, [SeatSpec("You", "medium"), SeatSpec("Marker", spec)])
     record = controller.record()
     record["players"][0]["bot"] = "medium"
-    save_current(record, tmp_path)
+    save_unfinished(record, new_game_path(tmp_path))
     return record
 
 
@@ -188,7 +188,7 @@ async def test_resume_keeps_the_key_and_the_fallbacks_of_the_record(tmp_path):
             controller.resolve()
     record = controller.record()
     assert any("fallbacks" in turn for turn in record["rounds"][0]["turns"])
-    save_current(json.loads(json.dumps(record)), tmp_path)
+    save_unfinished(json.loads(json.dumps(record)), new_game_path(tmp_path))
     app = create_app(AppOptions(resume=True, speed="instant", lang="en", data_dir=tmp_path, stats=False, watch=True))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()

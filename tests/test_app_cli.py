@@ -119,6 +119,7 @@ async def test_resume_from_the_command_line_replays_the_record_once(tmp_path, mo
 
     class Launched:  # stands in for the app the command would run in the terminal
         saver = type("Saver", (), {"shutdown": staticmethod(lambda wait: None)})()
+        return_code = 0
 
         def run(self, mouse):
             pass

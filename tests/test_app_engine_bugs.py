@@ -19,5 +19,6 @@ def played(turns: int, seed: int = 1) -> Game:
 def test_a_replayed_game_draws_the_same_next_card_as_the_live_one():
     live = played(6)
     copy = replay(to_record(live))
-    assert copy.flip() is not None and live.flip() is not None
-    assert copy.flips == live.flips
+    assert (copy.draw_size, copy.pile, copy.discard) == (live.draw_size, live.pile, live.discard)
+    assert copy.flip() == live.flip()
+    assert copy.flips == live.flips and copy.draw_size == live.draw_size

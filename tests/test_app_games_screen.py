@@ -42,7 +42,7 @@ def save_two_games() -> tuple[dict, dict]:
     current = record(5, names=("Gwen", "Dan"))
     current["rounds"] = current["rounds"][:1]
     current["rounds"][0]["turns"] = current["rounds"][0]["turns"][:6]
-    path = storage.save_current(current)
+    path = storage.save_unfinished(current, storage.new_game_path())
     os.utime(path, (SAVED_AT.timestamp(), SAVED_AT.timestamp()))
     return finished, current
 
@@ -89,7 +89,7 @@ async def test_delete_asks_first_and_removes_the_file(data_dir):
         assert app.screen is screen
         assert [row[1] for row in rows(screen)] == ["Gwen, Dan"]
         assert not finished_file.exists()
-        assert storage.has_current()
+        assert storage.has_unfinished()
 
 
 async def test_enter_replays_the_selected_game():
@@ -185,5 +185,5 @@ async def test_deleting_the_game_in_progress_disables_resume_on_the_title(data_d
         await pilot.pause()
         await pilot.press("d", "y", "escape")  # the first row is the game in progress
         await pilot.pause()
-        assert not storage.has_current()
+        assert not storage.has_unfinished()
         assert menu.get_option("resume").disabled

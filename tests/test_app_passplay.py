@@ -17,7 +17,7 @@ from duckcover.game import Phase
 from duckcover.i18n import LANGUAGES, catalogue
 from duckcover.record import loads, replay
 from duckcover.rules import Rules
-from duckcover.storage import current_path, games_dir
+from duckcover.storage import games_dir, unfinished_paths
 
 ANN, BEN = 0, 1
 
@@ -157,7 +157,7 @@ async def test_madness_sounds_in_the_log_the_record_the_resume_and_the_replay(tm
     bot_sounds = [p["sound"] for p in sounds][2:]
     assert len(set(bot_sounds)) == 2 and not {"Moo", "Honk"} & set(bot_sounds)
 
-    record = loads(current_path(tmp_path).read_text())
+    record = loads(unfinished_paths(tmp_path)[0].read_text())
     assert read_sounds(record) == [p["sound"] for p in sounds]
     timeline = build_timeline(record)
     assert quack_word(timeline, 0) == "Moo" and quack_word(timeline, 1) == "Honk"

@@ -13,7 +13,7 @@ from duckcover.cards import MAX, REPEAT
 from duckcover.game import START_CELLS, Phase
 from duckcover.record import loads, replay
 from duckcover.rules import Rules
-from duckcover.storage import current_path, games_dir
+from duckcover.storage import games_dir, unfinished_paths
 
 HUMAN = "Connie"
 
@@ -65,7 +65,7 @@ async def test_a_whole_game_by_keys_with_quack_max_repeat_and_an_outside_duck(tm
     app.flush_saves()
     # The finished game is archived as a record that replays to the same result.
     finished = list((games_dir(tmp_path) / "finished").glob("*.json"))
-    assert len(finished) == 1 and not current_path(tmp_path).exists()
+    assert len(finished) == 1 and not unfinished_paths(tmp_path)
     record = loads(finished[0].read_text())
     assert record["players"][0] == {"name": HUMAN} and record["players"][1]["bot"] == "medium"
     assert replay(record).totals == game.totals
@@ -102,7 +102,7 @@ async def test_a_killed_game_resumes_identically(tmp_path):
         flips, draw = first.controller.game.flips, first.controller.game.draw_size
         first.flush_saves()
         # No quit, no goodbye: the process would just die here.
-    saved = json.loads(current_path(tmp_path / "killed").read_text())
+    saved = json.loads(unfinished_paths(tmp_path / "killed")[0].read_text())
     assert saved["seed"] == seed and "bot" not in saved["players"][0]
     resumed = create_app(AppOptions(resume=True, speed="instant", lang="en", data_dir=tmp_path / "killed", stats=False))
     async with resumed.run_test(size=(120, 40)) as pilot:

@@ -31,7 +31,7 @@ async def test_title_new_game_setup_start_reaches_the_table(tmp_path):
         assert [s.bot for s in app.controller.seats] == [None, "medium", "medium", "medium"]
         await step(pilot)  # the human is Captain in round 1: Space flips
         assert game.turn_number == 1 or game.phase.value == "move"
-    assert storage.has_current(tmp_path)
+    assert storage.has_unfinished(tmp_path)
 
 
 async def test_setup_refuses_a_table_the_rules_do_not_allow(tmp_path):
@@ -169,13 +169,13 @@ def test_the_cursor_moves_among_legal_cells_only():
 
 def test_saves_are_atomic_and_leave_no_temporary_files(tmp_path):
     record = {"format": "duckcover-record/1", "players": []}
-    storage.save_current(record, tmp_path)
-    storage.save_current({**record, "seed": 3}, tmp_path)
-    assert storage.load_current(tmp_path)["seed"] == 3
-    assert os.listdir(tmp_path / "games") == ["current.json"]
-    finished = storage.save_finished(record, tmp_path)
-    assert finished.parent.name == "finished" and not storage.has_current(tmp_path)
-    assert storage.load_current(tmp_path) is None
+    path = storage.new_game_path(tmp_path)
+    storage.save_unfinished(record, path)
+    storage.save_unfinished({**record, "seed": 3}, path)
+    assert storage.load(path)["seed"] == 3
+    assert os.listdir(tmp_path / "games") == [path.name]
+    finished = storage.save_finished(record, tmp_path, unfinished=path)
+    assert finished.parent.name == "finished" and not storage.has_unfinished(tmp_path)
 
 
 async def test_keys_press_helper_reaches_the_grid(tmp_path):

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from duckcover.cards import CARDS
-from duckcover.game import Game, Phase
+from duckcover.game import Game, Phase, captain_cards
 from duckcover.harness import DecisionRandom, play_game
 from duckcover.moves import Move
 from duckcover.rules import ARTISTS_PACK, COOPERATIVE, VARIANTS, Rules
-from duckcover_bots.expert import ExpertBot, Knowledge
+from duckcover_bots.expert import ExpertBot
 from duckcover_bots.greedy import GreedyBot
 
 TINY = 12  # rollouts per decision: enough to exercise the search, fast enough for CI
@@ -112,18 +112,16 @@ def test_ends_the_round_on_a_single_stack_when_that_wins():
     assert move.to == (2, 1)  # cover: one stack topped by 9 scores -3 and ends the round; a duck keeps +5
 
 
-def test_knowledge_tracks_the_draw_deck_through_a_reshuffle():
+def test_captain_cards_track_the_draw_deck_through_a_reshuffle():
     bots = [GreedyBot(), GreedyBot(), GreedyBot(), GreedyBot()]
     checked = 0
 
     def check(game, turn):
         nonlocal checked
         if game.phase is Phase.FLIP:
-            view = game.view(0)
-            known = Knowledge(view)
-            assert known.draw_size == game.draw_size
-            assert sorted(known.pool) == sorted(draw_deck(game))  # no Surprises: the multiset is exact
-            assert sorted(known.pile) == sorted(game.pile)
+            unseen, pile, _ = captain_cards(game.view(0))
+            assert unseen == sorted(draw_deck(game))  # no Surprises: the multiset is exact
+            assert pile == list(game.pile)
             checked += 1
 
     game = play_game(bots, seed=4, on_turn=check)
@@ -146,7 +144,7 @@ def test_a_wall_clock_limit_still_answers_legally():
 
 
 @pytest.mark.parametrize("variant", ["surprises", "two-flips"])
-def test_knowledge_mid_turn_holds_the_real_draw_deck(variant):
+def test_captain_cards_mid_turn_hold_the_real_draw_deck(variant):
     """While seats choose, the flipped card is out of the deck; Surprises leave 2 unknown cards."""
     game = Game(4, Rules(variants=frozenset([variant])), seed=5)
     bots = [GreedyBot() for _ in range(4)]
@@ -157,12 +155,11 @@ def test_knowledge_mid_turn_holds_the_real_draw_deck(variant):
             game.start_round()
         game.flip()
         while game.phase in (Phase.MOVE, Phase.GIFT, Phase.PLACE):
-            known = Knowledge(game.view(0))
-            real = sorted(draw_deck(game))
-            pool = list(known.pool)
-            for card in real:
+            pool, pile, _ = captain_cards(game.view(0))
+            for card in draw_deck(game):
                 pool.remove(card)  # ValueError if a real card were missing from the pool
-            assert len(pool) in (0, extra) and known.draw_size == game.draw_size
+            assert len(pool) == (0 if game.round.reshuffles else extra)  # a reshuffle shows every card
+            assert pile == list(game.pile)
             checked += 1
             game.play([bot.choose(game.view(seat)) if seat in game.awaiting else None for seat, bot in enumerate(bots)])
     assert checked > 20

@@ -16,7 +16,8 @@ from duckcover.errors import IllegalMoveError
 from duckcover.harness import decide, play_game, prepare
 from duckcover.moves import Move
 from duckcover.cards import MAX, REPEAT
-from duckcover.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS
+from duckcover.cards import packaged_splashes
+from duckcover.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS, Rules
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import canonical, examples, rules, walk
@@ -25,18 +26,31 @@ VARIANT_SETS = [
     (), ("low-blows",), ("two-flips",), ("surprises",), ("constraints",), ("competition",), ("pressure",),
     ("madness",), ("cooperative",), ("surprises", "constraints"), ("low-blows", "competition", "pressure"),
     ("two-flips", "constraints", "surprises"), ("cooperative", "low-blows"), ("low-blows", "surprises"),
+    ("constraints", "low-blows"), ("constraints", "competition", "pressure"),
 ]
+# A splash table (a box owner may supply one) under which ducks 1-3 are worth the most: with
+# max_by=splashes, Constraints' ruling "Max never takes 1-3" then decides what Max moves.
+LOW_CARDS_COSTLY = (9, 8, 7, 1, 1, 2, 2, 3, 3, 4, 4, 5)
+PER_ROUND = tuple(v for v in ("competition", "constraints", "surprises", "low-blows", "two-flips", "madness"))
 
 
 @st.composite
 def tables(draw):
-    """(rules, bots, seed) for one random game."""
+    """(rules, bots, seed) for one random game; variants may apply to some rounds only."""
     variants = draw(st.sampled_from(VARIANT_SETS))
     high = 5 if COOPERATIVE in variants else 9
     players = draw(st.integers(2, high))
-    rule_set = rules(
-        *variants, max_by=draw(st.sampled_from(["number", "splashes"])),
+    rounds = 2 if COOPERATIVE in variants else 3
+    limited = {
+        name: draw(st.sets(st.integers(1, rounds), min_size=1))
+        for name in variants
+        if name in PER_ROUND and draw(st.booleans())
+    }
+    rule_set = Rules(
+        variants=frozenset(variants), variant_rounds=limited,
+        max_by=draw(st.sampled_from(["number", "splashes"])),
         captain=draw(st.sampled_from(["rotate", "fixed"])),
+        splashes=draw(st.sampled_from([packaged_splashes(), LOW_CARDS_COSTLY])),
     )
     kinds = draw(st.lists(st.sampled_from([RandomBot, GreedyBot]), min_size=players, max_size=players))
     return rule_set, kinds, draw(st.integers(0, 2**32 - 1))
@@ -81,7 +95,7 @@ def test_twelve_cards_per_player_are_conserved(table):
         in_hand = [c for seat in range(game.n) for c in (game.received(seat) or ())]  # low blows: gifts
         everything = [c for cards in held for c in cards] + in_hand
         assert len(everything) == len(set(everything)) == 12 * game.n
-        if not rule_set.has(LOW_BLOWS):
+        if not game.round_rules.has(LOW_BLOWS):
             assert not in_hand
             for seat, cards in enumerate(held):
                 assert sorted(c.number for c in cards) == list(range(1, 13))
@@ -98,7 +112,7 @@ def test_captain_cards_are_conserved(table):
     def check(game, views=None, moves=None):
         limbo = list(game.flips) if game.phase in CHOOSING else []
         where = list(game._draw) + list(game.pile) + list(game.discard) + list(game.round.removed) + limbo
-        assert Counter(where) == Counter(rule_set.deck())
+        assert Counter(where) == Counter(game.round_rules.deck())
         assert game.draw_size == len(game._draw)
 
     checked_game(rule_set, kinds, seed, on_flip=check, on_choice=check, on_turn=check)
@@ -203,8 +217,33 @@ def test_nobody_quacks_on_max(table):
     rule_set, kinds, seed = table
 
     def check(game):
-        if MAX in game.call.options and not rule_set.has(CONSTRAINTS):  # Constraints: 1-3 never move
+        if MAX in game.call.options and not game.round_rules.has(CONSTRAINTS):
             assert game.awaiting == tuple(range(game.n))
+
+    checked_game(rule_set, kinds, seed, on_call=check)
+
+
+@GAMES
+@given(tables())
+def test_max_moves_the_highest_visible_duck_and_under_constraints_never_1_to_3(table):
+    """Max's candidates, restated from RULES.md: the visible ducks of the highest number (or
+    splashes), leaving out 1-3 under Constraints; a seat showing only 1-3 then does nothing."""
+    rule_set, kinds, seed = table
+
+    def rank(number):
+        return number if rule_set.max_by == "number" else rule_set.splashes[number - 1]
+
+    def check(game):
+        if game.call.kind != "move" or game.call.options != (MAX,):
+            return
+        for seat in range(game.n):
+            tops = [(stack[-1], cell) for cell, stack in game.grid(seat).items()]
+            if game.round_rules.has(CONSTRAINTS):
+                tops = [(card, cell) for card, cell in tops if card.number >= 4]
+            best = max((rank(card.number) for card, _ in tops), default=None)
+            expected = {(card, cell) for card, cell in tops if rank(card.number) == best}
+            assert set(game.candidates(seat)) == expected
+            assert all(rule_set.for_round(game.round_index).max_key(card.number) >= 0 for card, _ in expected)
 
     checked_game(rule_set, kinds, seed, on_call=check)
 
@@ -213,12 +252,9 @@ def test_nobody_quacks_on_max(table):
 @given(tables())
 def test_repeat_repeats_the_previous_flip_or_goes_to_discard(table):
     rule_set, kinds, seed = table
-    if rule_set.has(LOW_BLOWS) or rule_set.has(TWO_FLIPS):
-        return  # their own Repeat rulings are tested in test_rules_variants.py
-
     def check(game):
-        if game.flips != (REPEAT,):
-            return
+        if game.flips != (REPEAT,) or game.round_rules.has(LOW_BLOWS) or game.round_rules.has(TWO_FLIPS):
+            return  # their own Repeat rulings are tested in test_rules_variants.py
         resolved = game.phase not in CHOOSING  # a dead Repeat (or one nobody can play) resolves at the flip
         past = game.history[:-1] if resolved else game.history
         previous = past[-1] if past else None
@@ -239,7 +275,7 @@ def test_flipped_cards_go_to_the_discard_only_when_nobody_moved(table):
     def check(game):  # called once every turn has resolved
         turn = game.last_turn
         nobody = all(m is None for m in turn.moves)
-        assert turn.discarded == (nobody and not rule_set.has(TWO_FLIPS))
+        assert turn.discarded == (nobody and not game.round_rules.has(TWO_FLIPS))
         assert (game.discard if turn.discarded else game.pile)[-len(turn.flips):] == turn.flips
 
     checked_game(rule_set, kinds, seed, on_turn=check)
@@ -250,8 +286,8 @@ def test_flipped_cards_go_to_the_discard_only_when_nobody_moved(table):
 def test_round_end_reason_matches_the_table(table):
     rule_set, kinds, seed = table
     game = play_game([kind() for kind in kinds], rule_set, seed=seed)
-    limit = rule_set.discard_limit(game.n)
     for index, result in enumerate(game.results):
+        limit = rule_set.for_round(index).discard_limit(game.n)
         grids, discard, _ = game.table(index)
         singles = tuple(seat for seat, grid in enumerate(grids) if len(grid) == 1)
         assert result.single_stack == singles

@@ -85,6 +85,15 @@ def test_repeat_repeats_the_previous_number():
     assert game.candidates(0) == ((card(0, 5), (0, 0)),)
 
 
+def test_repeat_repeats_the_latest_flip_not_an_earlier_one():
+    game = _standard()
+    turn(game, 5, {0: (5, (0, 0)), 1: (5, (1, 1))})
+    turn(game, 7, {0: (7, (3, 1)), 1: (7, (2, 0))})
+    call = game.flip(REPEAT)
+    assert call.options == (7,)
+    assert game.candidates(0) == ((card(0, 7), (3, 1)),)
+
+
 def test_repeat_after_max_is_max_again():
     game = _standard()
     turn(game, MAX, {0: (12, (2, 2)), 1: (12, (3, 1))})

@@ -66,11 +66,16 @@ def test_duck_touching_only_its_own_origin_is_illegal():
         game.play([Move(card(0, 4), (4, 0)), Move(card(1, 4), (4, 1))])
 
 
-def test_duck_touching_a_stack_only_diagonally_is_illegal():
+@pytest.mark.parametrize("corner", [(-1, -1), (4, -1), (-1, 3), (4, 3)])
+def test_duck_touching_a_stack_only_diagonally_is_illegal(corner):
+    # Each corner outside the 4x3 grid touches one of its corner stacks, diagonally only;
+    # the 6 moves from (1, 1), so the stack it would touch is another one.
     game = _game()
-    game.flip(1)
+    game.flip(6)
+    assert corner not in _legal_targets(game, 0, 6)
     with pytest.raises(IllegalMoveError, match="cannot duck"):
-        game.play([Move(card(0, 1), (-1, -1)), Move(card(1, 1), (0, -1))])
+        game.play([Move(card(0, 6), corner), Move(card(1, 6), (1, -1))])
+    assert game.view(0).is_legal(Move(card(0, 6), corner)) is False
 
 
 def test_duck_far_from_every_stack_is_illegal():

@@ -9,6 +9,7 @@ from duckcover.errors import IllegalMoveError, RulesError
 from duckcover.game import Game, Phase
 from duckcover.harness import play_game
 from duckcover.moves import Move
+from duckcover.rules import Rules
 from duckcover.view import PlayerView
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
@@ -93,12 +94,42 @@ def test_constraints_1_to_3_can_be_covered_and_carried():
     assert covered and carried
 
 
+# A splash table a box owner might supply, under which 1-3 are worth the most: with max_by=splashes
+# Max would take the 1 (9 splashes) were it not for Constraints' ruling. With the real table a
+# visible 4-12 always outranks 1-3, so only such a table (or a seat showing nothing but 1-3)
+# tells whether the ruling is there.
+LOW_CARDS_COSTLY = (9, 8, 7, 1, 1, 2, 2, 3, 3, 4, 4, 5)
+
+
 def test_constraints_max_never_picks_1_to_3():
     # Ruling (docs/rules.md): Max takes the highest visible duck numbered 4 or more.
-    lay = layout({(0, 0): 4, (1, 0): 1})
-    game = new_game([lay, STANDARD], rules("constraints"))
+    costly = Rules(max_by="splashes", splashes=LOW_CARDS_COSTLY)
+    game = new_game([STANDARD, STANDARD], costly)
     game.flip(MAX)
-    assert [c.number for c, _ in game.candidates(0)] == [12]
+    assert [c.number for c, _ in game.candidates(0)] == [1]  # without Constraints: the costliest, a 1
+    constrained = Rules(max_by="splashes", splashes=LOW_CARDS_COSTLY, variants=frozenset(["constraints"]))
+    game = new_game([STANDARD, STANDARD], constrained)
+    game.flip(MAX)
+    assert [c.number for c, _ in game.candidates(0)] == [12]  # 5 splashes, the best of 4-12
+    assert [c.number for c, _ in game.view(0).candidates] == [12]
+
+
+def test_constraints_max_key_ranks_1_to_3_below_every_card():
+    """Rules.max_key is what a bot ranks Max by: it must agree with the engine's Max."""
+    for max_by in ("number", "splashes"):
+        table = Rules(max_by=max_by, splashes=LOW_CARDS_COSTLY, variants=frozenset(["constraints"]))
+        assert [table.max_key(n) for n in (1, 2, 3)] == [-1, -1, -1]
+        assert all(table.max_key(n) >= 0 for n in range(4, 13))
+        assert Rules(max_by=max_by, splashes=LOW_CARDS_COSTLY).max_key(1) == (1 if max_by == "number" else 9)
+
+
+def test_constraints_a_seat_showing_only_1_to_3_does_nothing_on_max():
+    from duckcover.game import highest
+
+    table = rules("constraints")
+    only_low = {card(0, 1): (0, 0), card(0, 3): (1, 0)}
+    assert highest(only_low, table) == []
+    assert highest(only_low, rules()) == [(card(0, 3), (1, 0))]
 
 
 # --- Surprises --------------------------------------------------------------------------------
@@ -165,6 +196,15 @@ def test_low_blows_gift_is_one_of_the_two_lowest_value_visible_ducks():
     assert all(m.to is None for m in game.legal_moves(0))
     with pytest.raises(IllegalMoveError):
         game.play([Move(card(0, 12), None), Move(card(1, 1), None), Move(card(2, 1), None)])
+
+
+def test_low_blows_gift_is_never_the_third_lowest_value():
+    # Under Competition every number is its own value: the two lowest are 1 and 2, never the 3.
+    game = new_game([STANDARD] * 3, rules("low-blows", "competition"))
+    game.flip(MAX)
+    assert sorted(c.number for c, _ in game.candidates(0)) == [1, 2]
+    with pytest.raises(IllegalMoveError):
+        game.play([Move(card(0, 3), None), Move(card(1, 1), None), Move(card(2, 1), None)])
 
 
 def test_low_blows_gift_goes_to_the_seat_on_the_left_and_is_placed_by_the_duck_rule():

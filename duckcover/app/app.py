@@ -18,7 +18,7 @@ from .glyphs import PlainKeys, adapt
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
-from .textual_compat import unbind
+from .textual_compat import Backdrop, unbind
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
@@ -35,6 +35,8 @@ class DuckCoverApp(PlainKeys, App):
         adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
+        self.claim = None  # storage.Claim: this process owns the game being played
+        self._save_problem: str | None = None  # the last save error told (told once, not per turn)
 
     def label_keys(self) -> None:
         """The app-wide keys, labelled in the language of the moment (again after a change)."""
@@ -42,6 +44,21 @@ class DuckCoverApp(PlainKeys, App):
             unbind(self, key)
         self.bind("q", "request_quit", description=t("key.quit"))
         self.bind("question_mark", "help", description=t("key.help"), key_display="?")
+
+    def get_driver_class(self):
+        """The terminal's driver, sending only the colour changes (see lean_output); a driver
+        named in the environment (a web terminal...) is left as it is."""
+        from textual import constants
+
+        base = super().get_driver_class()
+        if constants.DRIVER is not None:
+            return base
+        from .lean_output import lean_driver
+
+        return lean_driver(base)
+
+    def get_default_screen(self) -> Backdrop:
+        return Backdrop(id="_default")
 
     @property
     def data_root(self) -> Path | None:
@@ -54,10 +71,13 @@ class DuckCoverApp(PlainKeys, App):
         if problem:
             self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)
         self.apply_theme()
+        self.catch_signals()
+        if self.options.save:  # after the first frame: launch waits for none of it
+            self.call_after_refresh(self.saver.submit, self.tidy_data)
         if self.options.speed == "instant":
             self.animation_level = "none"
         if self.options.resume:
-            self.resume_game()
+            self.resume_game(self.options.resume_path)
         elif self.options.seats:
             self.start_game(self.options.seats, self.options.rules, self.options.seed)
         else:
@@ -85,17 +105,34 @@ class DuckCoverApp(PlainKeys, App):
                               earlier_fallbacks=earlier_fallbacks or ())
 
     def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
-        from ..harness import bot_key_for, new_bot_key, new_seed
+        from dataclasses import replace
 
+        from ..harness import bot_key_for, new_bot_key, new_seed
+        from ..untrusted import NAME_MAX, shown
+
+        # Whoever named the seats (the command line, the set-up screen, one day a network peer),
+        # a name at the table is printable and at most NAME_MAX characters.
+        seats = [replace(s, name=shown(s.name, NAME_MAX)) for s in seats]
         # No seed given: 128 random bits (kept in the record), and a secret key for the bots'
         # coin flips. A given seed reproduces the whole game, so the key then comes from it.
         key = new_bot_key() if seed is None else bot_key_for(seed)
         game = Game([s.name for s in seats], rules, new_seed() if seed is None else seed)
         self.controller = self.make_controller(game, list(seats), key)
+        if self.options.save:
+            from .. import storage
+
+            self.own_game(storage.claim(storage.new_game_path(self.data_root)))
         self.save_game()
         self.show_table()
 
-    def resume_game(self) -> None:
+    def own_game(self, claim) -> None:
+        """Play the game in `claim.path` from now on, letting go of the one played before."""
+        if self.claim is not None and self.claim is not claim:
+            self.claim.release()
+        self.claim = claim
+
+    def resume_game(self, path: Path | None = None) -> None:
+        """Continue the unfinished game in `path`, or the most recent one no other duckcover has."""
         from .. import storage
         from ..errors import DuckError
         from ..harness import new_bot_key
@@ -105,18 +142,24 @@ class DuckCoverApp(PlainKeys, App):
         from .screens import TitleScreen
 
         try:
-            if self.options.resumed is not None:  # the command line has read and replayed it
-                (record, game), self.options.resumed = self.options.resumed, None
-            else:
-                record = storage.load_current(self.data_root)
-                if record is None:
-                    raise RecordError(t("notify.nothing_to_resume"))
-                game = storage.resume(record)
+            path = path or most_recent_free(self.data_root)
+            claim = storage.claim(path)
+            try:
+                if self.options.resumed is not None and path == self.options.resume_path:
+                    # The command line has read and replayed it: not twice.
+                    (record, game), self.options.resumed = self.options.resumed, None
+                else:
+                    record = storage.load(path)
+                    game = storage.resume(record)
+            except BaseException:
+                claim.release()
+                raise
         except (RecordError, DuckError) as err:
             self.notify(str(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
-                self.push_screen(TitleScreen(False))
+                self.push_screen(TitleScreen(storage.has_unfinished(self.data_root)))
             return
+        self.own_game(claim)
         names, bots = read_players(record)
         sounds = read_sounds(record) + [None] * len(names)  # Madness: each player's own word
         seats = [SeatSpec(n, b, s) for n, b, s in zip(names, bots, sounds)]
@@ -138,7 +181,10 @@ class DuckCoverApp(PlainKeys, App):
         from .. import storage
         from .screens import TitleScreen
 
-        self.replace_main(TitleScreen(storage.has_current(self.data_root)))
+        if self.claim is not None:  # back at the title no game is being played
+            self.claim.release()
+            self.claim = None
+        self.replace_main(TitleScreen(storage.has_unfinished(self.data_root)))
 
     def replace_main(self, screen) -> None:
         """Make `screen` the one main screen (dropping modals), under the too-small notice if shown."""
@@ -165,7 +211,7 @@ class DuckCoverApp(PlainKeys, App):
         elif place == "setup":
             self.open_setup()
         elif place == "resume":
-            self.resume_game()
+            self.offer_resume(message.game)
         elif place == "rules":
             self.action_help()
         elif place == "quit":
@@ -182,6 +228,18 @@ class DuckCoverApp(PlainKeys, App):
             from .settings_screen import SettingsScreen
 
             self.push_screen(SettingsScreen())
+
+    def offer_resume(self, game: Path | None) -> None:
+        """Resume `game`; without one, the only unfinished game, or let the player pick among
+        several on the Games screen (most recent first)."""
+        from .. import storage
+
+        if game is None and len(storage.unfinished_paths(self.data_root)) > 1:
+            from .games_screen import GamesScreen
+
+            self.push_screen(GamesScreen())
+        else:
+            self.resume_game(game)
 
     def open_setup(self) -> None:
         """The set-up for a new game, over the title (Back leads there), from anywhere."""
@@ -230,13 +288,22 @@ class DuckCoverApp(PlainKeys, App):
         # Written before the next turn starts (a few ms, no fsync): a kill at any moment
         # after a turn finds that turn on disk. Only the statistics go to a thread.
         record = ctl.record()
+        if self.claim is None:  # a game handed over without a file (tests): give it one
+            self.own_game(storage.claim(storage.new_game_path(self.data_root)))
         try:
             if ctl.game.over:
-                storage.save_finished(record, self.data_root)
+                storage.save_finished(record, self.data_root, unfinished=self.claim.path)
+                self.claim.forget()
+                self.claim = None
             else:
-                storage.save_current(record, self.data_root)
-        except OSError as err:
-            self.notify(t("notify.save_failed", error=str(err)), severity="error")
+                storage.save_unfinished(record, self.claim.path)
+        except (OSError, ValueError) as err:  # ValueError: text that cannot be encoded
+            problem = str(err)
+            if problem != self._save_problem:  # a read-only directory fails every turn: say it once
+                self.notify(t("notify.save_failed", error=problem), severity="error")
+            self._save_problem = problem
+        else:
+            self._save_problem = None
         if ctl.game.over and self.options.stats:
             self.saver.submit(self.add_stats, record)
 
@@ -257,6 +324,62 @@ class DuckCoverApp(PlainKeys, App):
         try:
             self.call_from_thread(self.notify, message, severity=severity)
         except RuntimeError:  # the app has already closed: nobody to tell
+            pass
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification is text, never markup: many quote untrusted values (names, bot
+        labels, record errors), and no message of ours needs markup. Control characters become
+        visible placeholders (line breaks stay: a hint has several lines)."""
+        from ..untrusted import shown
+
+        text = "\n".join(shown(line, 500) for line in str(message).split("\n")[:20])
+        super().notify(text, title=shown(title, 80), severity=severity, timeout=timeout, markup=False)
+
+    def tidy_data(self) -> None:
+        """At start, in the saver's thread: remove what killed processes left behind, and add to
+        the statistics any finished game a kill kept out of them."""
+        from .. import storage
+
+        storage.clean(self.data_root)
+        if not self.options.stats:
+            return
+        from .. import stats
+
+        db = self.data_root / stats.DB_NAME if self.data_root else None
+        try:
+            stats.reconcile(storage.finished_paths(self.data_root), db)
+        except Exception as err:  # noqa: BLE001 - statistics must never end a game
+            self.tell_from_saver(t("notify.stats_failed", error=str(err)), "warning")
+
+    def on_unmount(self) -> None:
+        """The app is closing: the game stays saved and another duckcover may now open it."""
+        if self.claim is not None:
+            self.claim.release()
+
+    # --- signals --------------------------------------------------------------------------
+    def catch_signals(self) -> None:
+        """SIGHUP (a dropped SSH connection) and SIGTERM end the app as Ctrl+Q does: the game is
+        saved after every turn already, and exiting through Textual restores the terminal
+        (alternate screen left, mouse tracking off, cursor shown)."""
+        import asyncio
+        import signal
+
+        try:
+            loop = asyncio.get_running_loop()
+            for number in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(number, self.exit_on_signal, number)
+        except (RuntimeError, NotImplementedError, ValueError, AttributeError):
+            pass  # not the main thread, or no such signals here: the default applies
+
+    def exit_on_signal(self, number: int) -> None:
+        self.flush_saves_quietly()
+        self.exit(return_code=128 + number)
+
+    def flush_saves_quietly(self) -> None:
+        try:
+            self.saver.submit(lambda: None).result(timeout=5)
+        except Exception:  # noqa: BLE001 - leaving is what matters now
             pass
 
     # --- around the game ----------------------------------------------------------------
@@ -295,3 +418,17 @@ class DuckCoverApp(PlainKeys, App):
             if self.screen is self._too_small:
                 self.pop_screen()
             self._too_small = None
+
+
+def most_recent_free(root: Path | None) -> Path:
+    """The most recently played unfinished game no other duckcover holds; RecordError if none."""
+    from .. import storage
+    from ..record import RecordError
+
+    paths = storage.unfinished_paths(root)
+    if not paths:
+        raise RecordError(t("notify.nothing_to_resume"))
+    for path in paths:
+        if not storage.in_use(path):
+            return path
+    raise storage.GameInUse(t("notify.game_in_use", game=paths[0].name))

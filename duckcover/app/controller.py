@@ -268,7 +268,7 @@ class TurnController:
 
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:
-        if self.game.rules.has(MADNESS):
+        if self.game.round_rules.has(MADNESS):
             from .passplay import seat_sounds
 
             return seat_sounds(self.seats)[seat]  # each seat its own animal (pass-and-play: chosen)
@@ -276,7 +276,7 @@ class TurnController:
 
     def quacking_humans(self) -> list[int]:
         """Human seats that quack this turn: the call names a card of theirs that is covered."""
-        if self.game.call.kind != "move" or self.game.rules.has(TWO_FLIPS):  # no Quack there
+        if self.game.call.kind != "move" or self.game.round_rules.has(TWO_FLIPS):  # no Quack there
             return []
         return [seat for seat in self.humans if seat not in self.views]
 
@@ -303,12 +303,12 @@ class TurnController:
         for seat, move in enumerate(turn.moves):
             name = game.names[seat]
             if move is None:
-                quacks = not (game.rules.has(TWO_FLIPS) or placing)
+                quacks = not (game.round_rules.has(TWO_FLIPS) or placing)
                 lines.append(idle_words(name, self.quack_word(seat) if quacks else None))
             else:
                 lines.append(move_words(name, self.before[seat], move, placing))
         if turn.discarded:
-            lines.append(discard_words(len(game.discard), game.rules.discard_limit(game.n)))
+            lines.append(discard_words(len(game.discard), game.round_rules.discard_limit(game.n)))
         return lines
 
     def flip_line(self, turns_before: int) -> str:
@@ -336,7 +336,7 @@ class TurnController:
         flips, call = game.flips, game.call
         if call.kind == "gift":
             return t("explain.gift")
-        if call.kind == "dead" and not game.rules.has(TWO_FLIPS):
+        if call.kind == "dead" and not game.round_rules.has(TWO_FLIPS):
             return t("explain.repeat_first") if turns_before == 0 else t("explain.repeat_discarded")
         parts = []
         if REPEAT in flips:
@@ -347,7 +347,7 @@ class TurnController:
             self.explained.add("repeat")
         if MAX in flips or (call.kind == "move" and MAX in call.options):
             parts.append(t("explain.max_splashes") if game.rules.max_by == "splashes" else t("explain.max"))
-        if game.rules.has(TWO_FLIPS) and len(call.options) > 1:
+        if game.round_rules.has(TWO_FLIPS) and len(call.options) > 1:
             parts.append(t("explain.two_flips"))
         return " ".join(parts) or None
 

@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -18,7 +21,8 @@ from .. import storage
 from ..errors import DuckError
 from ..game import Game
 from ..i18n import t
-from ..record import RecordError, loads, replay
+from ..record import RecordError, replay
+from ..untrusted import NAME_MAX, shown
 from .messages import Navigate
 from .screens import SCREENS_CSS, ConfirmScreen
 from .textual_compat import bind
@@ -43,11 +47,12 @@ class SavedGame:
         return self.saved.strftime(DATE_FORMAT) if self.saved else "?"
 
     def players_text(self) -> str:
+        """The names, made printable (a record is untrusted; show it as Text or Content)."""
         if self.game is not None:
             return ", ".join(self.game.names)
         players = (self.record or {}).get("players")
-        names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []
-        return ", ".join(str(n) for n in names if n) or "?"
+        names = [p.get("name") for p in players[:7] if isinstance(p, dict)] if isinstance(players, list) else []
+        return ", ".join(shown(n, NAME_MAX) for n in names if n) or "?"
 
     def scores_text(self) -> str:
         return " / ".join(str(total) for total in self.game.totals) if self.game else "-"
@@ -68,10 +73,10 @@ def read_saved(path: Path, in_progress: bool) -> SavedGame:
         if saved is None:
             saved = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
         entry = SavedGame(path, in_progress, saved)
-        entry.record = loads(path.read_text(encoding="utf-8"))
+        entry.record = storage.load(path)  # bounded, regular files only
         entry.game = replay(entry.record)
-    except (OSError, UnicodeDecodeError) as err:
-        entry = SavedGame(path, in_progress, saved, error=str(getattr(err, "strerror", None) or err))
+    except OSError as err:
+        entry = SavedGame(path, in_progress, saved, error=str(err.strerror or err))
     except (RecordError, DuckError) as err:
         entry.error = str(err)
     except (TypeError, ValueError, KeyError, AttributeError) as err:  # a shape replay did not foresee
@@ -80,8 +85,10 @@ def read_saved(path: Path, in_progress: bool) -> SavedGame:
 
 
 def list_saved(root: Path | None) -> list[SavedGame]:
-    current = storage.current_path(root)
-    return [read_saved(path, path == current) for path in storage.saved_paths(root)]
+    """The unfinished games (most recent first), then the finished ones (newest first)."""
+    unfinished = storage.unfinished_paths(root)
+    return ([read_saved(path, True) for path in unfinished]
+            + [read_saved(path, False) for path in storage.finished_paths(root)])
 
 
 class ConfirmDeleteScreen(ConfirmScreen):
@@ -128,8 +135,9 @@ class GamesScreen(Screen):
         table = self.query_one(DataTable)
         table.clear()
         for index, entry in enumerate(self.entries):
-            table.add_row(entry.date_text(), entry.players_text(), entry.scores_text(), entry.winner_text(),
-                          key=str(index))
+            # Text cells: a str cell of a DataTable is read as markup, and names are untrusted.
+            cells = (entry.date_text(), entry.players_text(), entry.scores_text(), entry.winner_text())
+            table.add_row(*(Text(shown(cell, 200)) for cell in cells), key=str(index))
         if self.entries:
             table.move_cursor(row=min(keep or 0, len(self.entries) - 1))
         self.show_note()
@@ -137,7 +145,10 @@ class GamesScreen(Screen):
 
     @property
     def selected(self) -> SavedGame | None:
-        table = self.query_one(DataTable)
+        try:
+            table = self.query_one(DataTable)
+        except NoMatches:  # check_action can run while the screen is still being built
+            return None
         if not self.entries or not 0 <= table.cursor_row < len(self.entries):
             return None
         return self.entries[table.cursor_row]
@@ -147,10 +158,10 @@ class GamesScreen(Screen):
         if not self.entries:
             note = t("games.empty")
         elif entry is not None and entry.error:
-            note = t("games.error", error=entry.error)
+            note = t("games.error", error=shown(entry.error, 300))
         else:
             note = t("games.count", count=len(self.entries))
-        self.query_one("#games-note", Static).update(note)
+        self.query_one("#games-note", Static).update(Content(note))  # it may quote a record: text
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self.show_note()
@@ -180,14 +191,14 @@ class GamesScreen(Screen):
         try:
             timeline = build_timeline(entry.record)
         except (RecordError, DuckError) as err:
-            self.app.notify(t("games.error", error=str(err)), severity="error")
+            self.app.notify(shown(t("games.error", error=str(err)), 400), severity="error", markup=False)
             return
         self.app.push_screen(ReplayScreen(timeline, entry.date_text()))
 
     def action_resume(self) -> None:
         entry = self.selected
         if entry is not None and entry.in_progress and hasattr(self.app, "resume_game"):
-            self.post_message(Navigate("resume"))
+            self.post_message(Navigate("resume", entry.path))
 
     def action_delete(self) -> None:
         entry = self.selected
@@ -201,8 +212,9 @@ class GamesScreen(Screen):
                 return
             try:
                 storage.delete_saved(entry.path)
-            except OSError as err:
-                self.app.notify(t("games.delete_failed", error=str(err.strerror or err)), severity="error")
+            except (OSError, RecordError) as err:  # RecordError: GameInUse
+                error = str(getattr(err, "strerror", None) or err)
+                self.app.notify(shown(t("games.delete_failed", error=error), 400), severity="error", markup=False)
                 return
             self.app.notify(t("games.deleted"))
             self.reload(keep=row)

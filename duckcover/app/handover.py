@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -33,9 +34,10 @@ class HandoverScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="handover"):
-            yield Static(t("handover.title", name=self.player), id="handover-title")
-            yield Static(self.where, id="handover-where")
-            yield Static(t("handover.body", name=self.player), id="handover-body")
+            # The name is untrusted text: Content is never read as markup.
+            yield Static(Content(t("handover.title", name=self.player)), id="handover-title")
+            yield Static(Content(self.where), id="handover-where")
+            yield Static(Content(t("handover.body", name=self.player)), id="handover-body")
         yield Footer()
 
     def action_ready(self) -> None:

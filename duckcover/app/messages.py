@@ -2,6 +2,8 @@
 decides which screen comes next (so no screen module imports another screen module)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.message import Message
 
 from ..rules import Rules
@@ -13,13 +15,14 @@ PLACES = ("title", "setup", "resume", "games", "statistics", "settings", "rules"
 
 
 class Navigate(Message):
-    """Go to one of PLACES: the title, the set-up for a new game, the game to resume..."""
+    """Go to one of PLACES: the title, the set-up for a new game, the game to resume (`game`:
+    its file; None: the app offers the unfinished games, or resumes the only one)..."""
 
-    def __init__(self, place: str) -> None:
+    def __init__(self, place: str, game: Path | None = None) -> None:
         if place not in PLACES:
             raise ValueError(f"unknown place {place!r}")
         super().__init__()
-        self.place = place
+        self.place, self.game = place, game
 
 
 class StartGame(Message):

@@ -35,6 +35,7 @@ class AppOptions:
     lang: str | None = None  # None: i18n.detect()
     mouse: bool = True
     resume: bool = False
+    resume_path: Path | None = None  # with resume: this game's file (None: the most recent one)
     data_dir: Path | None = None  # None: duckcover.paths.data_dir()
     watch: bool = False
     handover: bool = True  # pass-and-play: a hand-over screen before each human's private choice

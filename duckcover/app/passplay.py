@@ -10,7 +10,7 @@ from ..i18n import t
 from ..rules import MADNESS
 from .options import BOT_NAMES, SeatSpec
 
-MAX_SOUND = 12  # characters: a sound is a word in a log line, not a sentence
+from ..untrusted import SOUND_MAX as MAX_SOUND  # 12 characters: a word in a log line, not a sentence
 
 
 def madness_sounds() -> list[str]:
@@ -36,8 +36,11 @@ def seat_sounds(seats: Sequence[SeatSpec]) -> list[str]:
 
 
 def clean_sound(text: str) -> str | None:
-    """What a player typed as their sound, tidied; None (take the default) when empty."""
-    word = " ".join(text.split())[:MAX_SOUND]
+    """A sound (typed, or read from a record: untrusted), tidied and made printable: control
+    characters as visible placeholders, at most MAX_SOUND characters; None when empty."""
+    from ..untrusted import shown
+
+    word = shown(" ".join(text[: MAX_SOUND * 4].split()), MAX_SOUND)
     return word or None
 
 
@@ -78,8 +81,12 @@ def human_names(text: str) -> list[str]:
         raise ValueError(f"--humans takes names separated by commas, like \"Ann,Ben\", not {text!r}")
     if len({name.casefold() for name in names}) != len(names):
         raise ValueError("--humans: every player needs a different name")
-    if any(len(name) > 16 for name in names):
-        raise ValueError("--humans: a name has at most 16 characters")
+    from ..untrusted import excerpt, name_problem
+
+    for name in names:
+        problem = name_problem(name)
+        if problem:  # control characters, bytes that are not UTF-8, more than 16 characters
+            raise ValueError(f"--humans: {problem}: {excerpt(name)}")
     return names
 
 

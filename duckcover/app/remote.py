@@ -333,9 +333,9 @@ class CreateTableScreen(Screen):
         self._bindings.bind("ctrl+s", "create", t("net.create"))
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Button, Input, Label, Select
+        from textual.widgets import Button, Checkbox, Input, Label, Select
 
-        from .screens import rules_rows
+        from .screens import SETUP_VARIANTS
 
         kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}", bot=BOTS[d]), d) for d in DIFFICULTIES]
         with VerticalScroll(id="setup"):
@@ -355,7 +355,20 @@ class CreateTableScreen(Screen):
                     else:
                         yield Select(kinds, value="human" if seat == 1 else "medium", allow_blank=False,
                                      id=f"kind-{seat}", classes="seat-kind")
-            yield from rules_rows()
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.max_by"), classes="setup-label")
+                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
+                             value="number", allow_blank=False, id="max-by")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.captain"), classes="setup-label")
+                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
+                             value="rotate", allow_blank=False, id="captain")
+            yield Label(t("setup.variants"), classes="heading")
+            for name in SETUP_VARIANTS:
+                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.seed"), classes="setup-label")
+                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("net.create"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")
@@ -389,12 +402,15 @@ class CreateTableScreen(Screen):
         self.app.pop_screen()
 
     def action_create(self) -> None:
-        from textual.widgets import Input, Select
+        from textual.widgets import Checkbox, Input, Select
 
-        from .screens import chosen_rules
+        from .screens import SETUP_VARIANTS
 
         seats = ["human"] + [str(self.query_one(f"#kind-{s}", Select).value) for s in range(1, self.seat_count)]
-        max_by, captain, variants, seed = chosen_rules(self)
+        variants = [name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value]
+        max_by, captain = str(self.query_one("#max-by", Select).value), str(self.query_one("#captain", Select).value)
+        seed_text = self.query_one("#seed", Input).value.strip()
+        seed = int(seed_text) if seed_text else None
         message = {"name": self.query_one("#table-name", Input).value.strip(), "seats": seats,
                    "variants": variants, "options": {"max_by": max_by, "captain": captain}}
         if seed is not None:

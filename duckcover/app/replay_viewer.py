@@ -339,7 +339,7 @@ class ReplayScreen(Screen):
         timeline, step = self.timeline, self.step
         text = Text(t("replay.title"), style="bold")
         if self.record_title:
-            text.append(f"  {self.record_title}")
+            text.append(f"  {shown(self.record_title, 80)}")
         if step is not None:
             rounds = timeline.rules.rounds()
             text.append("  " + t("replay.round", round=step.round_index + 1, rounds=rounds))

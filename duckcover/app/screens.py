@@ -14,7 +14,8 @@ from textual.widgets import Footer, Static
 from ..difficulty import DIFFICULTIES
 from ..errors import RulesError
 from ..i18n import t
-from ..rules import ARTISTS_PACK, VARIANTS, Rules
+from ..rules import ARTISTS_PACK, VARIANTS, Rules, rules_with_variants
+from ..untrusted import NAME_MAX, name_problem, shown
 from .bots import installed_bots
 from .controller import TurnController
 from .glyphs import ascii_only
@@ -72,42 +73,11 @@ class TitleScreen(Screen):
         from .. import storage
 
         menu = self.query_one("#title-menu", OptionList)
-        self.can_resume = storage.has_current(getattr(self.app, "data_root", None))
+        self.can_resume = storage.has_unfinished(getattr(self.app, "data_root", None))
         (menu.enable_option if self.can_resume else menu.disable_option)("resume")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.post_message(Navigate(event.option.id))
-
-
-def rules_rows() -> ComposeResult:
-    """The rules' options, the variants and the seed: the set-up screen's rows (a table on a
-    server is set up with the same)."""
-    from textual.widgets import Checkbox, Input, Label, Select
-
-    with Horizontal(classes="setup-row"):
-        yield Label(t("setup.max_by"), classes="setup-label")
-        yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
-                     value="number", allow_blank=False, id="max-by")
-    with Horizontal(classes="setup-row"):
-        yield Label(t("setup.captain"), classes="setup-label")
-        yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
-                     value="rotate", allow_blank=False, id="captain")
-    yield Label(t("setup.variants"), classes="heading")
-    for name in SETUP_VARIANTS:
-        yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
-    with Horizontal(classes="setup-row"):
-        yield Label(t("setup.seed"), classes="setup-label")
-        yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
-
-
-def chosen_rules(screen: Screen) -> tuple[str, str, list[str], int | None]:
-    """What `rules_rows` say: max by, captain, variants, seed (None: none given)."""
-    from textual.widgets import Checkbox, Input, Select
-
-    variants = [name for name in SETUP_VARIANTS if screen.query_one(f"#variant-{name}", Checkbox).value]
-    seed_text = screen.query_one("#seed", Input).value.strip()
-    return (str(screen.query_one("#max-by", Select).value), str(screen.query_one("#captain", Select).value),
-            variants, int(seed_text) if seed_text else None)
 
 
 class SetupScreen(Screen):
@@ -142,7 +112,23 @@ class SetupScreen(Screen):
                                  id=f"kind-{seat}", classes="seat-kind")
                 yield passplay.sound_row(seat)  # shown for a human seat under Madness
             yield passplay.handover_switch()  # shown once two seats are human
-            yield from rules_rows()
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.max_by"), classes="setup-label")
+                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
+                             value="number", allow_blank=False, id="max-by")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.captain"), classes="setup-label")
+                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
+                             value="rotate", allow_blank=False, id="captain")
+            yield Label(t("setup.variants"), classes="heading")
+            for name in SETUP_VARIANTS:
+                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            with Horizontal(classes="setup-row"):  # NAME:ROUNDS, like --variant (a name here needs no tick)
+                yield Label(t("setup.variant_rounds"), classes="setup-label")
+                yield Input(placeholder=t("setup.variant_rounds_hint"), max_length=80, id="variant-rounds")
+            with Horizontal(classes="setup-row"):
+                yield Label(t("setup.seed"), classes="setup-label")
+                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("setup.start"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")
@@ -189,12 +175,22 @@ class SetupScreen(Screen):
         seats = []
         for seat in range(self.seat_count):
             name = self.query_one(f"#name-{seat}", Input).value.strip() or t("setup.seat", number=seat + 1)
+            problem = name_problem(name)
+            if problem:  # typed names are refused, not repaired (no control characters)
+                raise ValueError(t("setup.bad_name", number=seat + 1, problem=problem))
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
-        max_by, captain, variants, seed = chosen_rules(self)
-        rules = Rules(max_by=max_by, captain=captain, variants=frozenset(variants))
+        limited = self.query_one("#variant-rounds", Input).value.split()  # "competition:3 surprises:1,2"
+        named = {spec.partition(":")[0].strip().lower() for spec in limited}
+        ticked = [name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value]
+        rules = rules_with_variants(
+            [name for name in ticked if name not in named] + limited,
+            max_by=str(self.query_one("#max-by", Select).value),
+            captain=str(self.query_one("#captain", Select).value),
+        )
         rules.check_players(len(seats))
-        return seats, rules, seed
+        seed_text = self.query_one("#seed", Input).value.strip()
+        return seats, rules, int(seed_text) if seed_text else None
 
     def action_start(self) -> None:
         try:
@@ -254,10 +250,12 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Button
 
+        from textual.content import Content
+
         with Vertical(id=self.box_id):
-            yield Static(self.question)
+            yield Static(Content(self.question))  # it may quote names: text, never markup
             if self.note:
-                yield Static(self.note, classes="dim")
+                yield Static(Content(self.note), classes="dim")
             with Horizontal(classes="buttons"):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button(self.no, id="no")
@@ -333,7 +331,7 @@ def scorepad(ctl: TurnController) -> Table:
         cells = [f"{result.scores[seat]:+d}" for result in game.results]
         cells += ["."] * (game.rules.rounds() - len(cells))
         label = f"{name} *" if seat in winners else name
-        table.add_row(label, *cells, str(game.totals[seat]))
+        table.add_row(plain(label), *cells, str(game.totals[seat]))
     return table
 
 
@@ -348,8 +346,13 @@ def round_table(ctl: TurnController) -> Table:
     table.add_column(t("score.score"), justify="right", style="bold")
     for seat, name in enumerate(game.names):
         sign = t("score.minus") if result.stacks[seat] == 1 else t("score.plus")
-        table.add_row(name, card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
+        table.add_row(plain(name), card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
     return table
+
+
+def plain(text: str) -> Text:
+    """A Rich table cell of untrusted text (a name): a `str` cell would be read as markup."""
+    return Text(shown(text, NAME_MAX + 2))
 
 
 class RoundEndScreen(ModalScreen):

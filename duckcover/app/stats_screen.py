@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static
 
 from .. import stats
 from ..i18n import t
+from ..untrusted import shown
 from .glyphs import ascii_only
 from .textual_compat import bind
 
@@ -46,7 +47,7 @@ def players_table(players: list[stats.PlayerStats]) -> Table:
                 "stats.worst_round", "stats.single_stacks"):
         table.add_column(t(key), justify="right")
     for p in players:
-        table.add_row(p.name, str(p.games), str(p.wins), f"{p.average:.1f}",
+        table.add_row(Text(shown(p.name, NAME_WIDTH + 2)), str(p.games), str(p.wins), f"{p.average:.1f}",
                       f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
     return table
 
@@ -57,7 +58,7 @@ def chart(title: str, rows: list[tuple[str, float, str]]) -> Text:
     largest = max((abs(value) for _, value, _ in rows), default=0)
     for name, value, label in rows:
         sign = "-" if value < 0 else " "
-        text.append(f"{name[:NAME_WIDTH]:<{NAME_WIDTH}} {sign}")
+        text.append(f"{shown(name, NAME_WIDTH):<{NAME_WIDTH}} {sign}")
         text.append(bar(value, largest), style="red" if value < 0 else "green")
         text.append(f" {label}\n")
     return text
@@ -118,7 +119,7 @@ class StatsScreen(Screen):
         except Exception as err:  # noqa: BLE001 - the statistics must never bring the app down
             players, count, self.error = [], 0, f"{type(err).__name__}: {err}"
         error.display = self.error is not None
-        error.update(Text(t("statsview.error", error=self.error)) if self.error else "")
+        error.update(Text(shown(t("statsview.error", error=self.error), 600)) if self.error else "")
         if players:
             table.update(players_table(players))
             drawn.update(charts(players))

@@ -85,9 +85,18 @@ class KeyBar(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.hover: int | None = None  # index of the key under the mouse
+        self.drawn: tuple = ()  # the keys as last drawn
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.keys_changed())
+
+    def keys_changed(self) -> None:
+        """Repaint only if the keys shown changed (the table refreshes its bindings at every
+        step of a turn, mostly to the same keys)."""
+        keys = tuple((binding.key, binding.description, enabled) for binding, enabled in self.shown())
+        if keys != self.drawn:
+            self.drawn = keys
+            self.refresh()
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)

@@ -11,7 +11,7 @@ from ..arena import ArenaConfig, report, run as run_arena
 from ..errors import RulesError
 from ..harness import new_seed
 from ..plugins import BotLoadError, is_builtin, resolve_bot
-from ..rules import VARIANTS, Rules
+from ..rules import VARIANTS, rules_with_variants
 from ..safety import DEFAULT_HARD_LIMIT
 from ..sandbox import probe
 from ..untrusted import LABEL_MAX, shown
@@ -34,8 +34,9 @@ def add_parser(sub) -> None:
                         help="wall time per decision each bot should keep to")
     parser.add_argument("--hard-limit", type=float, default=DEFAULT_HARD_LIMIT, metavar="SEC",
                         help=f"cut-off after which a fallback move is played ({DEFAULT_HARD_LIMIT:g}; 0: none, trusted bots only)")
-    parser.add_argument("--variant", action="append", default=[], metavar="NAME", choices=VARIANTS,
-                        help="a rules variant (repeatable)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME[:ROUNDS]",
+                        help="a rules variant, in every round or only in some: competition:3 (repeatable; "
+                        + ", ".join(VARIANTS) + ")")
     parser.add_argument("--trusted", action="store_true",
                         help="run every bot in the arena's own process (faster; only for bots you trust)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
@@ -57,8 +58,8 @@ def config_from(args) -> ArenaConfig:
     if not args.hard_limit >= 0:
         raise ValueError("--hard-limit must be 0 (none) or a positive number of seconds")
     try:
-        Rules(variants=frozenset(args.variant)).check_players(len(args.bot))
-    except RulesError as err:
+        rules_with_variants(args.variant).check_players(len(args.bot))
+    except (RulesError, ValueError) as err:
         raise ValueError(str(err)) from None
     for spec in dict.fromkeys(args.bot):
         try:

@@ -38,7 +38,9 @@ def add_parser(sub) -> None:
     parser.add_argument("--seed", type=seed_value, metavar="S", help="fix the deal")
     parser.add_argument("--watch", action="store_true", help="every seat a bot: watch a game play out")
     parser.add_argument("--speed", choices=SPEEDS, default="normal", help="pauses between reveals")
-    parser.add_argument("--resume", action="store_true", help="continue the last unfinished game")
+    parser.add_argument("--resume", nargs="?", const="1", metavar="N",
+                        help="continue an unfinished game: the most recent one, or number N of "
+                             "'--resume list' (which lists them)")
     parser.add_argument("--no-mouse", action="store_true", help="turn mouse tracking off (useful over SSH)")
     parser.add_argument("--lang", choices=LANGUAGES, help="language of the interface (default: from the locale)")
     parser.add_argument("--name", metavar="NAME", help="your name at the table")
@@ -46,8 +48,9 @@ def add_parser(sub) -> None:
                         help='pass-and-play: several humans at one keyboard, e.g. --humans "Ann,Ben" (with --bots N)')
     parser.add_argument("--no-handover", action="store_true",
                         help="pass-and-play without the hand-over screen between humans")
-    parser.add_argument("--variant", action="append", default=[], metavar="NAME",
-                        choices=[v for v in VARIANTS if v != ARTISTS_PACK], help="a variant (repeatable)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME[:ROUNDS]",
+                        help="a variant, in every round or only in some: competition:3, surprises:1,2 (repeatable; "
+                        + ", ".join(v for v in VARIANTS if v != ARTISTS_PACK) + ")")
     parser.add_argument("--max-by", choices=MAX_BY, default="number", help="what Max moves")
     parser.add_argument("--captain", choices=CAPTAIN, default="rotate", help="who is Captain each round")
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
@@ -55,20 +58,36 @@ def add_parser(sub) -> None:
 
 
 def fail(message: str) -> int:
-    print(f"duckcover: {message}", file=sys.stderr)
+    from ..untrusted import shown
+
+    print(f"duckcover: {shown(message, 500)}", file=sys.stderr)
     return 2
+
+
+def name_value(text: str) -> str:
+    """`--name`: refused (not repaired) when it holds control characters, bytes that are not
+    UTF-8 (the shell passes them as surrogates), or is blank or too long."""
+    from ..i18n import t
+    from ..untrusted import excerpt, name_problem
+
+    problem = name_problem(text)
+    if problem:
+        raise ValueError(t("play.bad_name", problem=f"{problem}: {excerpt(text)}"))
+    return text
 
 
 def build_options(args):
     """AppOptions from the command line; raises ValueError with one line for bad input."""
     from ..errors import RulesError
-    from ..rules import Rules
+    from ..rules import rules_with_variants
     from ..app.options import AppOptions, quick_seats
 
     try:
-        rules = Rules(max_by=args.max_by, captain=args.captain, variants=frozenset(args.variant))
+        rules = rules_with_variants(args.variant, max_by=args.max_by, captain=args.captain)
     except RulesError as err:
         raise ValueError(str(err)) from None
+    if rules.has(ARTISTS_PACK):  # it only means more seats; the app seats up to 7 players
+        raise ValueError("the artists-pack variant is for 8-9 players; the app seats 2-7 (use arena)")
     seats = None
     if args.humans is not None:
         seats = table_from_humans(args)
@@ -77,6 +96,8 @@ def build_options(args):
         except RulesError as err:
             raise ValueError(str(err)) from None
     elif args.watch or args.bots:
+        if args.name is not None:
+            name_value(args.name)
         bots = args.bots or 3
         seats = quick_seats(bots, args.name, args.difficulty, watch=args.watch)
         if args.watch and len(seats) < 2:
@@ -87,7 +108,7 @@ def build_options(args):
             raise ValueError(str(err)) from None
     return AppOptions(
         seats=seats, rules=rules, seed=args.seed, speed=args.speed, lang=args.lang,
-        mouse=not args.no_mouse, resume=args.resume, data_dir=args.data_dir, watch=args.watch,
+        mouse=not args.no_mouse, resume=args.resume is not None, data_dir=args.data_dir, watch=args.watch,
         handover=not args.no_handover, named_bots=(args.difficulty,),
     )
 
@@ -136,19 +157,21 @@ def run(args) -> int:
         problem = check_bot(args.difficulty)
         if problem:
             return fail(problem)
-    if options.resume:
-        from .. import storage
-        from ..record import RecordError, replay
-
+    if args.name is not None and not options.seats:
         try:
-            record = storage.load_current(options.data_dir)
-            if record is None:
-                return fail(t("play.no_resume"))
-            # Replayed once, here (a broken save is refused before any screen); the app
-            # continues from this very game instead of reading and replaying it again.
-            options.resumed = (record, replay(record))
-        except RecordError as err:
-            return fail(f"cannot resume: {err}")
+            name_value(args.name)
+        except ValueError as err:
+            return fail(str(err))
+    if options.resume:
+        if args.resume == "list":
+            return list_unfinished(options.data_dir)
+        try:
+            # Read and replayed once, here (a broken save is refused before any screen); the
+            # app continues from this very game instead of reading and replaying it again.
+            options.resume_path, *resumed = resume_choice(args.resume, options.data_dir)
+            options.resumed = tuple(resumed)
+        except ValueError as err:
+            return fail(str(err))
     if not sys.stdout.isatty():
         return fail(t("play.not_a_terminal"))  # not escape codes into a file
     from ..app import create_app
@@ -158,4 +181,59 @@ def run(args) -> int:
         app.run(mouse=options.mouse)
     finally:
         app.saver.shutdown(wait=True)  # the last turn's save lands before the process ends
+    # Textual sets 1 when the app ended on an error, 128+N after signal N (see app.py).
+    return app.return_code or 0
+
+
+def resume_choice(which: str, root):
+    """The unfinished game `--resume WHICH` names, as (file, record, game): checked here, so a
+    bad one is one line before the terminal is taken. 1 = the most recent one no other
+    duckcover holds."""
+    from .. import storage
+    from ..app.app import most_recent_free
+    from ..i18n import t
+    from ..record import RecordError
+    from ..untrusted import excerpt
+
+    paths = storage.unfinished_paths(root)
+    if not paths:
+        raise ValueError(t("play.no_resume"))
+    if which.isdigit() and 1 <= int(which) <= len(paths):
+        path = paths[int(which) - 1]
+    elif which.endswith(".json") and storage.games_dir(root) / Path(which).name in paths:
+        path = storage.games_dir(root) / Path(which).name
+    else:
+        raise ValueError(t("play.resume_which", value=excerpt(which)))
+    try:
+        if which == "1":
+            path = most_recent_free(root)
+        elif storage.in_use(path):
+            raise ValueError(t("play.in_use", game=path.name))
+        record = storage.load(path)
+        game = storage.resume(record)
+    except RecordError as err:
+        raise ValueError(t("play.bad_resume", error=str(err))) from None
+    return path, record, game
+
+
+def list_unfinished(root) -> int:
+    """`--resume list`: the unfinished games, numbered as --resume N takes them."""
+    from .. import storage
+    from ..i18n import t
+    from ..record import RecordError, read_players
+    from ..untrusted import shown
+
+    paths = storage.unfinished_paths(root)
+    if not paths:
+        print(t("play.no_resume"))
+        return 0
+    print(t("play.unfinished_title"))
+    for number, path in enumerate(paths, start=1):
+        try:
+            names, _ = read_players(storage.load(path))
+            players = ", ".join(names)
+        except RecordError as err:
+            players = f"? ({err})"
+        busy = " *" if storage.in_use(path) else ""
+        print(shown(f"{number:>3}  {path.name}  {players}{busy}", 200))
     return 0

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from ..errors import DuckError
-from ..record import RecordError, dumps, loads, replay, summary
+from ..record import RecordError, dumps, read_file, replay, summary
+from ..untrusted import shown
 
 
 def add_parser(sub) -> None:
@@ -19,12 +20,9 @@ def add_parser(sub) -> None:
 
 
 def load_game(path: str):
-    """The replayed game, or a one-line error (`file: round r, turn t, seat s: reason`)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise RecordError(f"cannot read: {getattr(err, 'strerror', None) or err}") from None
-    data = loads(text)
+    """The replayed game, or a one-line error (`file: round r, turn t, seat s: reason`). The
+    file is read with a bound, and only if it is a regular file (never /dev/zero or a FIFO)."""
+    data = read_file(path)
     return data, replay(data)
 
 
@@ -32,7 +30,7 @@ def run(args) -> int:
     try:
         data, game = load_game(args.file)
     except (RecordError, DuckError) as err:
-        print(f"{args.file}: {err}", file=sys.stderr)
+        print(shown(f"{args.file}: {err}", 500), file=sys.stderr)
         return 2
     if args.json:
         sys.stdout.write(dumps(summary(game)))

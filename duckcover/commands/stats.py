@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 from ..i18n import t
-from ..record import RecordError, loads
+from ..record import RecordError, read_file
 from ..stats import StatsError, add_game, default_path, games, load, move_aside
+from ..untrusted import shown
 
 BAR_WIDTH = 30
 
@@ -38,7 +39,7 @@ def run(args) -> int:
             return _print_games(db, args.json)
         return _print_players(db, args.json)
     except StatsError as err:
-        print(f"duckcover stats: {err}", file=sys.stderr)
+        print(shown(f"duckcover stats: {err}", 500), file=sys.stderr)
         return 2
 
 
@@ -55,19 +56,11 @@ def _reset(db: Path) -> int:
 def _add(files: list[str], db: Path) -> int:
     for name in files:
         try:
-            data = loads(Path(name).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as err:
-            print(f"{name}: cannot read: {getattr(err, 'strerror', None) or err}", file=sys.stderr)
+            added = add_game(read_file(name), db)
+        except (RecordError, StatsError) as err:
+            print(shown(f"{name}: {err}", 500), file=sys.stderr)
             return 2
-        except RecordError as err:
-            print(f"{name}: {err}", file=sys.stderr)
-            return 2
-        try:
-            added = add_game(data, db)
-        except StatsError as err:
-            print(f"{name}: {err}", file=sys.stderr)
-            return 2
-        print(t("stats.added" if added else "stats.already_added", file=name))
+        print(shown(t("stats.added" if added else "stats.already_added", file=name)))
     return 0
 
 
@@ -92,7 +85,8 @@ def _print_players(db: Path, as_json: bool) -> int:
 def _print_games(db: Path, as_json: bool) -> int:
     rows = games(db)
     if as_json:
-        sys.stdout.write(json.dumps([row.as_dict() for row in rows], indent=1, ensure_ascii=False) + "\n")
+        # ASCII escapes: a name's control characters or bad bytes cannot reach a terminal raw.
+        sys.stdout.write(json.dumps([row.as_dict() for row in rows], indent=1) + "\n")
         return 0
     if not rows:
         print(t("stats.empty"))
@@ -114,7 +108,7 @@ def players_table(players):
         table.add_column(t(key), justify="right")
     for p in players:
         table.add_row(
-            p.name, str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+            as_text(p.name), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
         )
     return table
@@ -132,7 +126,7 @@ def wins_chart(players):
     chart.add_column(justify="right")
     for p in players:
         length = round(BAR_WIDTH * p.wins / most)
-        chart.add_row(p.name, Text("#" * length, style="green"), str(p.wins))
+        chart.add_row(as_text(p.name), Text("#" * length, style="green"), str(p.wins))
     return chart
 
 
@@ -144,7 +138,22 @@ def games_table(rows):
         table.add_column(t(key))
     for row in rows:
         table.add_row(
-            str(row.id), row.date.replace("T", " ").removesuffix("+00:00"), ", ".join(row.players),
-            " / ".join(map(str, row.totals)), ", ".join(row.winner_names), ", ".join(row.variants) or "-",
+            str(row.id), as_text(row.date.replace("T", " ").removesuffix("+00:00")),
+            as_text(", ".join(map(shown_name, row.players))), " / ".join(map(str, row.totals)),
+            as_text(", ".join(map(shown_name, row.winner_names))), as_text(", ".join(row.variants) or "-"),
         )
     return table
+
+
+def shown_name(name: str) -> str:
+    from ..untrusted import NAME_MAX
+
+    return shown(name, NAME_MAX)
+
+
+def as_text(value: str):
+    """A table cell from the database (names come from records: untrusted) as plain Rich text:
+    never markup, no control characters. A plain `str` cell would be read as Rich markup."""
+    from rich.text import Text
+
+    return Text(shown(value, 200))

@@ -1,0 +1,133 @@
+"""Fewer bytes to the terminal for the same picture: colour and style changes sent only when
+they change.
+
+Textual writes every run of text with its whole style and a reset after it
+(`ESC[38;5;24;48;5;233m───ESC[0mESC[48;5;233m   ESC[0m`): over SSH, most of a frame is the same
+background colour said again and again. The terminal's drawing state is followed here and only
+the difference is sent, just before the text that needs it. Whatever is not understood (another
+SGR code, any other escape sequence) goes out as written, with the state brought up to date
+before it, so the picture is always the one Textual meant.
+"""
+from __future__ import annotations
+
+import re
+
+# (attributes that are on, foreground, background); None for an unknown state
+State = tuple[frozenset[str], str | None, str | None] | None
+RESET: State = (frozenset(), None, None)
+ATTRIBUTES = frozenset("123456789")  # bold, dim, italic, underline, blink..., strike: turned on
+# An SGR sequence, any other CSI sequence, OSC (to BEL or ST), or any other escape.
+ESCAPE = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;:?<>=$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
+CURSOR_MOVES = frozenset("ABCDGHdf")  # these do not care which colours are on
+
+
+def parse(params: str, state: State) -> State:
+    """The state after `ESC[<params>m` from `state`; None if not understood."""
+    codes = params.split(";") if params else ["0"]
+    attrs, fg, bg = state if state is not None else (None, None, None)
+    index = 0
+    while index < len(codes):
+        code = codes[index]
+        if code in ("0", ""):
+            attrs, fg, bg = frozenset(), None, None
+        elif attrs is None:  # a change to an unknown state stays unknown
+            return None
+        elif code in ATTRIBUTES:
+            attrs = attrs | {code}
+        elif code in ("38", "48"):
+            size = {"5": 3, "2": 5}.get(codes[index + 1] if index + 1 < len(codes) else "", 0)
+            colour = ";".join(codes[index:index + size])
+            if not size or index + size > len(codes) or not all(c.isdigit() for c in codes[index:index + size]):
+                return None
+            fg, bg = (colour, bg) if code == "38" else (fg, colour)
+            index += size - 1
+        elif code == "39":
+            fg = None
+        elif code == "49":
+            bg = None
+        elif code.isdigit() and (30 <= int(code) <= 37 or 90 <= int(code) <= 97):
+            fg = code
+        elif code.isdigit() and (40 <= int(code) <= 47 or 100 <= int(code) <= 107):
+            bg = code
+        else:
+            return None
+        index += 1
+    return attrs, fg, bg
+
+
+def change(have: State, want: State) -> str:
+    """The shortest SGR sequence from `have` to `want`: the differences, or a reset and the
+    whole style (the only way when something turns off)."""
+    if have == want or want is None:
+        return ""
+    whole = sgr(["0", *codes_between(RESET, want)])
+    if have is None or not have[0] <= want[0]:
+        return whole
+    return min(sgr(codes_between(have, want)), whole, key=len)
+
+
+def codes_between(have: State, want: State) -> list[str]:
+    codes = sorted(want[0] - have[0])
+    if want[1] != have[1]:
+        codes.append(want[1] or "39")
+    if want[2] != have[2]:
+        codes.append(want[2] or "49")
+    return codes
+
+
+def sgr(codes: list[str]) -> str:
+    return "\x1b[" + ";".join(codes) + "m"
+
+
+class LeanStream:
+    """Rewrites what is written to one terminal, following its drawing state across writes."""
+
+    def __init__(self) -> None:
+        self.have: State = RESET  # what the terminal has
+        self.want: State = RESET  # what the next text needs
+
+    def lean(self, data: str) -> str:
+        out: list[str] = []
+        position = 0
+        for match in ESCAPE.finditer(data):
+            if match.start() > position:  # text: it needs the wanted state
+                self.settle(out)
+                out.append(data[position:match.start()])
+            position = match.end()
+            sequence = match.group(0)
+            if match.group(1) is not None:
+                wanted = parse(match.group(1), self.want)
+                if wanted is None:  # not understood: as written
+                    self.settle(out)
+                    out.append(sequence)
+                    self.have = self.want = None
+                else:
+                    self.want = wanted
+            elif sequence[-1:] in CURSOR_MOVES and sequence[1:2] == "[":
+                out.append(sequence)
+            else:  # erasing, modes, titles...: with the state Textual meant
+                self.settle(out)
+                out.append(sequence)
+                if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
+                    self.have = self.want = None
+        if position < len(data):
+            self.settle(out)
+            out.append(data[position:])
+        self.settle(out)  # each write leaves the terminal as Textual left it
+        return "".join(out)
+
+    def settle(self, out: list[str]) -> None:
+        out.append(change(self.have, self.want))
+        self.have = self.want
+
+
+def lean_driver(base: type) -> type:
+    """`base` (a Textual driver class) writing through a LeanStream."""
+
+    class LeanDriver(base):
+        def write(self, data: str) -> None:
+            stream = self.__dict__.setdefault("_lean", LeanStream())
+            super().write(stream.lean(data))
+
+    LeanDriver.__name__ = LeanDriver.__qualname__ = f"Lean{base.__name__}"
+    return LeanDriver

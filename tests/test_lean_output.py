@@ -1,0 +1,99 @@
+"""The lean output sends fewer bytes for the same picture: every character is drawn with the
+style Textual gave it, and everything else Textual writes goes out unchanged."""
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.color import Color
+from rich.style import Style
+
+from duckcover.app.lean_output import LeanStream, lean_driver
+
+COLOURS = [None, "color(24)", "color(233)", "red", "bright_white", "#102030"]
+
+
+def painted(stream: str) -> list[tuple[str, frozenset]]:
+    """Each character printed and the SGR codes in force for it, read as a terminal would
+    (an interpreter of its own, not the one under test)."""
+    attrs: dict[str, str] = {}
+    cells = []
+    index = 0
+    while index < len(stream):
+        if stream.startswith("\x1b[", index):
+            end = index + 2
+            while not ("@" <= stream[end] <= "~"):
+                end += 1
+            if stream[end] == "m":
+                codes = (stream[index + 2:end] or "0").split(";")
+                i = 0
+                while i < len(codes):
+                    code = codes[i]
+                    if code == "0":
+                        attrs = {}
+                    elif code in ("38", "48"):
+                        take = 3 if codes[i + 1] == "5" else 5
+                        attrs[code] = ";".join(codes[i:i + take])
+                        i += take - 1
+                    elif code in ("39", "49"):
+                        attrs.pop("38" if code == "39" else "48", None)
+                    elif 30 <= int(code) <= 37 or 90 <= int(code) <= 97:
+                        attrs["38"] = code
+                    elif 40 <= int(code) <= 47 or 100 <= int(code) <= 107:
+                        attrs["48"] = code
+                    else:
+                        attrs[code] = code
+                    i += 1
+            index = end + 1
+        else:
+            cells.append((stream[index], frozenset(attrs.items())))
+            index += 1
+    return cells
+
+
+def rich_written(segments: list[tuple[str, Style]]) -> str:
+    """Runs of text as Textual writes them: each with its whole style, then a reset."""
+    return "".join(style.render(text, color_system="256") for text, style in segments)
+
+
+styles = st.builds(Style, color=st.sampled_from(COLOURS), bgcolor=st.sampled_from(COLOURS),
+                   bold=st.booleans(), dim=st.booleans(), reverse=st.booleans(), underline=st.booleans())
+segments = st.lists(st.tuples(st.text("ab ─\n", min_size=1, max_size=4), styles), max_size=12)
+
+
+@given(st.lists(segments, min_size=1, max_size=3))
+def test_every_character_keeps_its_style(writes):
+    stream = LeanStream()
+    original = "".join(rich_written(write) for write in writes)
+    lean = "".join(stream.lean(rich_written(write)) for write in writes)
+    assert painted(lean) == painted(original)
+    assert len(lean) <= len(original)
+
+
+def test_the_background_said_once_for_a_row_of_runs():
+    background = Style(bgcolor=Color.from_ansi(233))
+    written = rich_written([("──", background + Style(color="color(24)")), ("   ", background),
+                            ("Round 1", background + Style(bold=True))])
+    lean = LeanStream().lean(written)
+    assert lean.count("48;5;233") == 1
+    assert painted(lean) == painted(written)
+
+
+def test_other_sequences_go_out_as_written_with_the_state_textual_meant():
+    written = "\x1b[48;5;1mA\x1b[0m\x1b[2J\x1b]0;title\x07\x1b[?1049h\x1b[4:3mB\x1b[0mC"
+    lean = LeanStream().lean(written)
+    for sequence in ("\x1b[2J", "\x1b]0;title\x07", "\x1b[?1049h", "\x1b[4:3m"):
+        assert sequence in lean
+    assert lean.index("\x1b[0m") < lean.index("\x1b[2J")  # erasing: with the reset before it
+    assert lean.endswith("\x1b[0mC")  # after an SGR it cannot follow, a whole reset
+
+
+def test_the_driver_class_writes_through_the_stream():
+    class Recorder:
+        def __init__(self):
+            self.written = []
+
+        def write(self, data):
+            self.written.append(data)
+
+    driver = lean_driver(Recorder)()
+    driver.write("\x1b[48;5;1mA\x1b[0m\x1b[48;5;1mB\x1b[0m")
+    assert driver.written == ["\x1b[48;5;1mAB\x1b[0m"]
+    assert type(driver).__name__ == "LeanRecorder"
