@@ -32,6 +32,9 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                         take = 3 if codes[i + 1] == "5" else 5
                         attrs[code] = ";".join(codes[i:i + take])
                         i += take - 1
+                    elif code in ("22", "23", "24", "25", "27", "28", "29"):
+                        for on in ("1", "2") if code == "22" else (code[1], "6") if code == "25" else (code[1],):
+                            attrs.pop(on, None)
                     elif code in ("39", "49"):
                         attrs.pop("38" if code == "39" else "48", None)
                     elif 30 <= int(code) <= 37 or 90 <= int(code) <= 97:
@@ -41,6 +44,8 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                     else:
                         attrs[code] = code
                     i += 1
+            elif stream[end] == "H":
+                cells.append(("move", stream[index:end + 1]))
             index = end + 1
         else:
             cells.append((stream[index], frozenset(attrs.items())))
@@ -65,6 +70,24 @@ def test_every_character_keeps_its_style(writes):
     lean = "".join(stream.lean(rich_written(write)) for write in writes)
     assert painted(lean) == painted(original)
     assert len(lean) <= len(original)
+
+
+def test_a_style_turned_off_by_its_own_code_not_a_reset():
+    background = Style(bgcolor=Color.from_ansi(233))
+    written = rich_written([("Round 1", background + Style(bold=True, dim=True)), ("  ", background + Style(dim=True)),
+                            ("x", background)])
+    lean = LeanStream().lean(written)
+    assert "\x1b[22;2m" in lean and "\x1b[0;48;5;233m" not in lean
+    assert painted(lean) == painted(written)
+
+
+@given(st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=12), st.integers(1, 40))
+def test_a_line_break_before_a_move_is_dropped_and_keeps_the_colours(lines, row):
+    """Textual's lines each begin with a move; the break between them moves nothing."""
+    written = "\n".join(f"\x1b[{row + index};3H" + rich_written([segment]) for index, segment in enumerate(lines))
+    lean = LeanStream().lean(written)
+    assert "\n" not in lean
+    assert painted(lean) == [cell for cell in painted(written) if cell[0] != "\n"]
 
 
 def test_the_background_said_once_for_a_row_of_runs():

@@ -1,5 +1,5 @@
 """Fewer bytes to the terminal for the same picture: colour and style changes sent only when
-they change.
+they change, and no line break where a cursor move follows.
 
 Textual writes every run of text with its whole style and a reset after it
 (`ESC[38;5;24;48;5;233m───ESC[0mESC[48;5;233m   ESC[0m`): over SSH, most of a frame is the same
@@ -16,9 +16,14 @@ import re
 State = tuple[frozenset[str], str | None, str | None] | None
 RESET: State = (frozenset(), None, None)
 ATTRIBUTES = frozenset("123456789")  # bold, dim, italic, underline, blink..., strike: turned on
+OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "5": "25", "6": "25", "7": "27", "8": "28", "9": "29"}
 # An SGR sequence, any other CSI sequence, OSC (to BEL or ST), or any other escape.
 ESCAPE = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;:?<>=$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 CURSOR_MOVES = frozenset("ABCDGHdf")  # these do not care which colours are on
+# Textual ends every line but the last with a line break, and starts every line with a move to
+# where it goes: a break right before a move does nothing the move does not redo (it never
+# scrolls, the last line has none), and dropping it keeps the line's colours on for the next.
+LINE_BREAK_BEFORE_MOVE = re.compile(r"\r?\n(?=\x1b\[[0-9;]*[Hf])")
 
 
 def parse(params: str, state: State) -> State:
@@ -56,18 +61,21 @@ def parse(params: str, state: State) -> State:
 
 
 def change(have: State, want: State) -> str:
-    """The shortest SGR sequence from `have` to `want`: the differences, or a reset and the
-    whole style (the only way when something turns off)."""
+    """The shortest SGR sequence from `have` to `want`: the differences (an attribute turned
+    off by its own code), or a reset and the whole style."""
     if have == want or want is None:
         return ""
     whole = sgr(["0", *codes_between(RESET, want)])
-    if have is None or not have[0] <= want[0]:
+    if have is None:
         return whole
     return min(sgr(codes_between(have, want)), whole, key=len)
 
 
 def codes_between(have: State, want: State) -> list[str]:
-    codes = sorted(want[0] - have[0])
+    off = {OFF[code] for code in have[0] - want[0]}
+    # 22 turns off bold and dim alike: whichever of them stays is turned on again
+    on = want[0] - have[0] | (want[0] & {"1", "2"} if "22" in off else set())
+    codes = sorted(off) + sorted(on)
     if want[1] != have[1]:
         codes.append(want[1] or "39")
     if want[2] != have[2]:
@@ -87,6 +95,7 @@ class LeanStream:
         self.want: State = RESET  # what the next text needs
 
     def lean(self, data: str) -> str:
+        data = LINE_BREAK_BEFORE_MOVE.sub("", data)
         out: list[str] = []
         position = 0
         for match in ESCAPE.finditer(data):
