@@ -600,6 +600,8 @@ class TableScreen(Screen):
         self.go(TurnState.IDLE)
         self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
         self.set_explain("")
+        for panel in self.query(SeatPanel):
+            panel.grid.new_round()
         self.refresh_table()
         self.advance()
 
