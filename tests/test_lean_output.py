@@ -46,6 +46,8 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                     i += 1
             elif stream[end] == "H":
                 cells.append(("move", stream[index:end + 1]))
+            elif stream[end] == "C":
+                cells.append(("forward", int(stream[index + 2:end] or 1)))
             index = end + 1
         else:
             cells.append((stream[index], frozenset(attrs.items())))
@@ -120,3 +122,52 @@ def test_the_driver_class_writes_through_the_stream():
     driver.write("\x1b[48;5;1mA\x1b[0m\x1b[48;5;1mB\x1b[0m")
     assert driver.written == ["\x1b[48;5;1mAB\x1b[0m"]
     assert type(driver).__name__ == "LeanRecorder"
+
+
+def screen_after(stream: str, screen: dict | None = None) -> dict:
+    """What a terminal shows after `stream`: (column, row) -> (character, codes in force), read
+    with the interpreter above (an absolute move, then characters left to right)."""
+    screen = dict(screen or {})
+    x, y = screen.pop("cursor", (0, 0))  # the cursor stays where a write left it
+    for cell in painted(stream):
+        if cell[0] == "move":
+            row, _, column = cell[1][2:-1].partition(";")
+            x, y = int(column or 1) - 1, int(row or 1) - 1
+        elif cell[0] == "forward":
+            x += cell[1]
+        elif cell[0] == "\n":  # a line break (the terminal adds the carriage return)
+            x, y = 0, y + 1
+        else:
+            screen[(x, y)] = cell
+            x += 1
+    return {**screen, "cursor": (x, y)}
+
+
+line_writes = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 6),
+                                 st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=4)),
+                       min_size=1, max_size=4)
+
+
+@given(st.lists(line_writes, min_size=1, max_size=5))
+def test_cells_the_screen_already_shows_are_not_sent_and_the_screen_is_the_same(frames):
+    stream = LeanStream()
+    original = lean = {}
+    for frame in frames:
+        written = "\n".join(f"\x1b[{row};{column}H" + rich_written(segments) for row, column, segments in frame)
+        original = screen_after(written, original)
+        lean = screen_after(stream.lean(written), lean)
+        assert {**lean, "cursor": None} == {**original, "cursor": None}
+
+
+def test_a_frame_painted_again_sends_nothing_but_a_forgotten_screen_is_sent_whole():
+    stream = LeanStream()
+    frame = "\x1b[1;1H" + rich_written([("Round 1", Style(bold=True)), (" begins", Style(color="color(24)"))])
+    first = stream.lean(frame)
+    assert "Round 1" in first
+    assert "Round" not in stream.lean(frame)
+    changed = stream.lean(frame.replace("1 begins", "2 begins").replace("Round 1", "Round 2"))
+    assert "2" in changed and "Round" not in changed and "begins" not in changed
+    stream.forget()
+    assert stream.lean(frame) == first.replace("1 begins", "1 begins")
+    stream.lean("\x1b[2J")  # erased: nothing known
+    assert "Round 1" in stream.lean(frame)

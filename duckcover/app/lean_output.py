@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
+
 # (attributes that are on, foreground, background); None for an unknown state
 State = tuple[frozenset[str], str | None, str | None] | None
 RESET: State = (frozenset(), None, None)
@@ -20,6 +22,11 @@ OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "5": "25", "6": "25", "7": "2
 # An SGR sequence, any other CSI sequence, OSC (to BEL or ST), or any other escape.
 ESCAPE = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;:?<>=$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 CURSOR_MOVES = frozenset("ABCDGHdf")  # these do not care which colours are on
+MOVE = re.compile(r"\x1b\[(?:(\d*);?(\d*))?[Hf]")  # to a row and column (1-based)
+# Sequences that change no cell and leave the cursor where it is: private modes (but not the
+# alternate screen), OSC strings, SGR. Anything else makes the stream forget the screen.
+HARMLESS = ("\x1b[?25", "\x1b[?1000", "\x1b[?1003", "\x1b[?1015", "\x1b[?1006", "\x1b[?1004", "\x1b[?2004",
+            "\x1b[?7", "\x1b[?2026", "\x1b[?2048", "\x1b[>", "\x1b[<", "\x1b[=", "\x1b]")
 # Textual ends every line but the last with a line break, and starts every line with a move to
 # where it goes: a break right before a move does nothing the move does not redo (it never
 # scrolls, the last line has none), and dropping it keeps the line's colours on for the next.
@@ -88,20 +95,35 @@ def sgr(codes: list[str]) -> str:
 
 
 class LeanStream:
-    """Rewrites what is written to one terminal, following its drawing state across writes."""
+    """Rewrites what is written to one terminal, following its drawing state across writes.
+
+    It also keeps what each cell of the screen shows (a character and its style, as written
+    through this stream): a cell Textual paints again with the same character and style is not
+    sent; the cursor skips it. Whatever this cannot follow (erasing, scrolling, a character
+    not one cell wide, a move it does not track) makes it forget the cells concerned, which
+    are then sent as written. A resize must call `forget` (the terminal may have redrawn)."""
 
     def __init__(self) -> None:
         self.have: State = RESET  # what the terminal has
         self.want: State = RESET  # what the next text needs
+        self.cells: dict[tuple[int, int], tuple[str, State]] = {}  # (x, y): what the terminal shows
+        self.cursor: tuple[int, int] | None = None  # where Textual's next character goes
+        self.at: tuple[int, int] | None = None  # where the terminal's cursor is
+
+    def forget(self) -> None:
+        """Nothing on the screen is known: the next frame is sent whole."""
+        self.cells.clear()
+        self.cursor = self.at = None
 
     def lean(self, data: str) -> str:
         data = LINE_BREAK_BEFORE_MOVE.sub("", data)
         out: list[str] = []
         position = 0
+        placed = False  # the last thing written was a move: the cursor is meant to stand there
         for match in ESCAPE.finditer(data):
-            if match.start() > position:  # text: it needs the wanted state
-                self.settle(out)
-                out.append(data[position:match.start()])
+            if match.start() > position:
+                self.text(data[position:match.start()], out)
+                placed = False
             position = match.end()
             sequence = match.group(0)
             if match.group(1) is not None:
@@ -112,18 +134,62 @@ class LeanStream:
                     self.have = self.want = None
                 else:
                     self.want = wanted
-            elif sequence[-1:] in CURSOR_MOVES and sequence[1:2] == "[":
-                out.append(sequence)
-            else:  # erasing, modes, titles...: with the state Textual meant
-                self.settle(out)
-                out.append(sequence)
-                if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
-                    self.have = self.want = None
+                continue
+            move = MOVE.fullmatch(sequence)
+            if move:
+                self.cursor = (int(move.group(2) or 1) - 1, int(move.group(1) or 1) - 1)
+                placed = True
+                continue
+            self.place(out)
+            if not sequence.startswith(HARMLESS):  # erasing, scrolling, a move not followed...
+                self.forget()
+            if sequence[-1:] not in CURSOR_MOVES or sequence[1:2] != "[":
+                self.settle(out)  # erasing, modes, titles...: with the state Textual meant
+            out.append(sequence)
+            if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
+                self.have = self.want = None
+            placed = False
         if position < len(data):
-            self.settle(out)
-            out.append(data[position:])
+            self.text(data[position:], out)
+            placed = False
+        if placed:
+            self.place(out)
         self.settle(out)  # each write leaves the terminal as Textual left it
         return "".join(out)
+
+    def text(self, text: str, out: list[str]) -> None:
+        """Characters drawn from the cursor on; those the screen already shows are skipped."""
+        for char in text:
+            if self.cursor is None or char in "\r\n":  # not followed: as written
+                self.settle(out)
+                out.append(char)
+                self.forget()
+                continue
+            x, y = self.cursor
+            width = cell_len(char)
+            if width == 1 and self.want is not None and self.cells.get((x, y)) == (char, self.want):
+                self.cursor = (x + 1, y)
+                continue
+            self.place(out)
+            self.settle(out)
+            out.append(char)
+            if width == 1 and self.want is not None:
+                self.cells[(x, y)] = (char, self.want)
+            else:  # wide or combining: the cells around it are not followed
+                for cell in range(x - 1, x + max(width, 1) + 1):
+                    self.cells.pop((cell, y), None)
+            self.cursor = self.at = (x + width, y)
+
+    def place(self, out: list[str]) -> None:
+        """Bring the terminal's cursor to Textual's, the shortest way."""
+        if self.cursor is None or self.cursor == self.at:
+            return
+        x, y = self.cursor
+        if self.at is not None and self.at[1] == y and self.at[0] < x:
+            out.append(f"\x1b[{x - self.at[0]}C" if x - self.at[0] > 1 else "\x1b[C")
+        else:
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+        self.at = self.cursor
 
     def settle(self, out: list[str]) -> None:
         out.append(change(self.have, self.want))
@@ -137,6 +203,10 @@ def lean_driver(base: type) -> type:
         def write(self, data: str) -> None:
             stream = self.__dict__.setdefault("_lean", LeanStream())
             super().write(stream.lean(data))
+
+        def forget_screen(self) -> None:
+            """The terminal was resized (it may have redrawn): send the next frame whole."""
+            self.__dict__.setdefault("_lean", LeanStream()).forget()
 
     LeanDriver.__name__ = LeanDriver.__qualname__ = f"Lean{base.__name__}"
     return LeanDriver
