@@ -106,13 +106,16 @@ class LeanStream:
     def __init__(self) -> None:
         self.have: State = RESET  # what the terminal has
         self.want: State = RESET  # what the next text needs
-        self.cells: dict[tuple[int, int], tuple[str, State]] = {}  # (x, y): what the terminal shows
+        # What the terminal shows, row by row: characters ("\0" where unknown) and their styles.
+        self.chars: dict[int, list[str]] = {}
+        self.styles: dict[int, list[State]] = {}
         self.cursor: tuple[int, int] | None = None  # where Textual's next character goes
         self.at: tuple[int, int] | None = None  # where the terminal's cursor is
 
     def forget(self) -> None:
         """Nothing on the screen is known: the next frame is sent whole."""
-        self.cells.clear()
+        self.chars.clear()
+        self.styles.clear()
         self.cursor = self.at = None
 
     def lean(self, data: str) -> str:
@@ -159,26 +162,67 @@ class LeanStream:
 
     def text(self, text: str, out: list[str]) -> None:
         """Characters drawn from the cursor on; those the screen already shows are skipped."""
-        for char in text:
-            if self.cursor is None or char in "\r\n":  # not followed: as written
-                self.settle(out)
-                out.append(char)
-                self.forget()
-                continue
-            x, y = self.cursor
-            width = cell_len(char)
-            if width == 1 and self.want is not None and self.cells.get((x, y)) == (char, self.want):
-                self.cursor = (x + 1, y)
-                continue
-            self.place(out)
+        if self.cursor is None or "\n" in text or "\r" in text or cell_len(text) != len(text):
+            for char in text:
+                self.odd_char(char, out)
+            return
+        x, y = self.cursor
+        end = x + len(text)
+        chars, styles = self.row(y, end)
+        shown = "".join(chars[x:end])
+        if shown == text and styles[x:end].count(self.want) == len(text) and self.want is not None:
+            self.cursor = (end, y)  # all of it is on screen already
+        elif shown.count("\0") == len(text) or self.want is None:  # none of it is: the whole run
+            self.draw(text, out, x, y)
+        else:
+            start = None  # a run of cells that differ
+            for index, char in enumerate(text):
+                same = chars[x + index] == char and styles[x + index] == self.want
+                if not same and start is None:
+                    start = index
+                elif same and start is not None:
+                    self.draw(text[start:index], out, x + start, y)
+                    start = None
+            if start is not None:
+                self.draw(text[start:], out, x + start, y)
+            self.cursor = (end, y)
+
+    def draw(self, text: str, out: list[str], x: int, y: int) -> None:
+        """Send `text` (one cell per character) to be drawn at (x, y)."""
+        self.cursor = (x, y)
+        self.place(out)
+        self.settle(out)
+        out.append(text)
+        end = x + len(text)
+        chars, styles = self.row(y, end)
+        chars[x:end] = text if self.want is not None else "\0" * len(text)
+        styles[x:end] = [self.want] * len(text)
+        self.cursor = self.at = (end, y)
+
+    def row(self, y: int, end: int) -> tuple[list[str], list[State]]:
+        chars, styles = self.chars.setdefault(y, []), self.styles.setdefault(y, [])
+        if len(chars) < end:
+            chars.extend("\0" * (end - len(chars)))
+            styles.extend([None] * (end - len(styles)))
+        return chars, styles
+
+    def odd_char(self, char: str, out: list[str]) -> None:
+        """A character this does not follow cell by cell (a line break, wide, combining, or
+        with the cursor unknown): sent as written, and the cells around it forgotten."""
+        if self.cursor is None or char in "\r\n":
             self.settle(out)
             out.append(char)
-            if width == 1 and self.want is not None:
-                self.cells[(x, y)] = (char, self.want)
-            else:  # wide or combining: the cells around it are not followed
-                for cell in range(x - 1, x + max(width, 1) + 1):
-                    self.cells.pop((cell, y), None)
-            self.cursor = self.at = (x + width, y)
+            self.forget()
+            return
+        x, y = self.cursor
+        width = cell_len(char)
+        self.place(out)
+        self.settle(out)
+        out.append(char)
+        chars, styles = self.row(y, x + max(width, 1) + 1)
+        for cell in range(max(0, x - 1), x + max(width, 1) + 1):
+            chars[cell], styles[cell] = "\0", None
+        self.cursor = self.at = (x + width, y)
 
     def place(self, out: list[str]) -> None:
         """Bring the terminal's cursor to Textual's, the shortest way."""
