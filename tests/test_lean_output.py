@@ -171,3 +171,30 @@ def test_a_frame_painted_again_sends_nothing_but_a_forgotten_screen_is_sent_whol
     assert stream.lean(frame) == first.replace("1 begins", "1 begins")
     stream.lean("\x1b[2J")  # erased: nothing known
     assert "Round 1" in stream.lean(frame)
+
+
+def test_a_control_character_that_may_move_the_cursor_makes_it_forget_the_screen():
+    stream = LeanStream()
+    frame = "\x1b[1;1H" + rich_written([("Round 1", Style(bold=True))])
+    stream.lean(frame)
+    stream.lean("\x1b[1;1Hab\tc")
+    assert "Round 1" in stream.lean(frame)
+    stream.lean("\x1b[1;1H\x07")  # a bell moves nothing and draws nothing
+    assert "R" not in stream.lean(frame)
+
+
+def test_the_driver_forgets_the_screen_when_told_the_terminal_was_resized():
+    class Recorder:
+        def __init__(self):
+            self.written = []
+
+        def write(self, data):
+            self.written.append(data)
+
+    driver = lean_driver(Recorder)()
+    frame = "\x1b[1;1H\x1b[48;5;1mDuck\x1b[0m"
+    driver.write(frame)
+    driver.write(frame)
+    driver.forget_screen()
+    driver.write(frame)
+    assert ["Duck" in written for written in driver.written] == [True, False, True]

@@ -1,5 +1,6 @@
 """Fewer bytes to the terminal for the same picture: colour and style changes sent only when
-they change, and no line break where a cursor move follows.
+they change, no line break where a cursor move follows, and no cell the screen already shows
+(Textual repaints whole regions: a dialog opening, a grid growing, the log jumping).
 
 Textual writes every run of text with its whole style and a reset after it
 (`ESC[38;5;24;48;5;233m───ESC[0mESC[48;5;233m   ESC[0m`): over SSH, most of a frame is the same
@@ -162,7 +163,7 @@ class LeanStream:
 
     def text(self, text: str, out: list[str]) -> None:
         """Characters drawn from the cursor on; those the screen already shows are skipped."""
-        if self.cursor is None or "\n" in text or "\r" in text or cell_len(text) != len(text):
+        if self.cursor is None or not text.isprintable() or cell_len(text) != len(text):
             for char in text:
                 self.odd_char(char, out)
             return
@@ -207,9 +208,13 @@ class LeanStream:
         return chars, styles
 
     def odd_char(self, char: str, out: list[str]) -> None:
-        """A character this does not follow cell by cell (a line break, wide, combining, or
-        with the cursor unknown): sent as written, and the cells around it forgotten."""
-        if self.cursor is None or char in "\r\n":
+        """A character this does not follow cell by cell (wide, combining, a control, or with
+        the cursor unknown): sent as written, and the cells around it (or the whole screen, when
+        it may move the cursor) forgotten."""
+        if char == "\x07":  # the bell: no cell, no move
+            out.append(char)
+            return
+        if self.cursor is None or not char.isprintable():  # a line break, a tab...
             self.settle(out)
             out.append(char)
             self.forget()
