@@ -32,6 +32,9 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                         take = 3 if codes[i + 1] == "5" else 5
                         attrs[code] = ";".join(codes[i:i + take])
                         i += take - 1
+                    elif code in ("22", "23", "24", "25", "27", "28", "29"):
+                        for on in ("1", "2") if code == "22" else (code[1], "6") if code == "25" else (code[1],):
+                            attrs.pop(on, None)
                     elif code in ("39", "49"):
                         attrs.pop("38" if code == "39" else "48", None)
                     elif 30 <= int(code) <= 37 or 90 <= int(code) <= 97:
@@ -41,6 +44,10 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                     else:
                         attrs[code] = code
                     i += 1
+            elif stream[end] == "H":
+                cells.append(("move", stream[index:end + 1]))
+            elif stream[end] == "C":
+                cells.append(("forward", int(stream[index + 2:end] or 1)))
             index = end + 1
         else:
             cells.append((stream[index], frozenset(attrs.items())))
@@ -65,6 +72,24 @@ def test_every_character_keeps_its_style(writes):
     lean = "".join(stream.lean(rich_written(write)) for write in writes)
     assert painted(lean) == painted(original)
     assert len(lean) <= len(original)
+
+
+def test_a_style_turned_off_by_its_own_code_not_a_reset():
+    background = Style(bgcolor=Color.from_ansi(233))
+    written = rich_written([("Round 1", background + Style(bold=True, dim=True)), ("  ", background + Style(dim=True)),
+                            ("x", background)])
+    lean = LeanStream().lean(written)
+    assert "\x1b[22;2m" in lean and "\x1b[0;48;5;233m" not in lean
+    assert painted(lean) == painted(written)
+
+
+@given(st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=12), st.integers(1, 40))
+def test_a_line_break_before_a_move_is_dropped_and_keeps_the_colours(lines, row):
+    """Textual's lines each begin with a move; the break between them moves nothing."""
+    written = "\n".join(f"\x1b[{row + index};3H" + rich_written([segment]) for index, segment in enumerate(lines))
+    lean = LeanStream().lean(written)
+    assert "\n" not in lean
+    assert painted(lean) == [cell for cell in painted(written) if cell[0] != "\n"]
 
 
 def test_the_background_said_once_for_a_row_of_runs():
@@ -97,3 +122,79 @@ def test_the_driver_class_writes_through_the_stream():
     driver.write("\x1b[48;5;1mA\x1b[0m\x1b[48;5;1mB\x1b[0m")
     assert driver.written == ["\x1b[48;5;1mAB\x1b[0m"]
     assert type(driver).__name__ == "LeanRecorder"
+
+
+def screen_after(stream: str, screen: dict | None = None) -> dict:
+    """What a terminal shows after `stream`: (column, row) -> (character, codes in force), read
+    with the interpreter above (an absolute move, then characters left to right)."""
+    screen = dict(screen or {})
+    x, y = screen.pop("cursor", (0, 0))  # the cursor stays where a write left it
+    for cell in painted(stream):
+        if cell[0] == "move":
+            row, _, column = cell[1][2:-1].partition(";")
+            x, y = int(column or 1) - 1, int(row or 1) - 1
+        elif cell[0] == "forward":
+            x += cell[1]
+        elif cell[0] == "\n":  # a line break (the terminal adds the carriage return)
+            x, y = 0, y + 1
+        else:
+            screen[(x, y)] = cell
+            x += 1
+    return {**screen, "cursor": (x, y)}
+
+
+line_writes = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 6),
+                                 st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=4)),
+                       min_size=1, max_size=4)
+
+
+@given(st.lists(line_writes, min_size=1, max_size=5))
+def test_cells_the_screen_already_shows_are_not_sent_and_the_screen_is_the_same(frames):
+    stream = LeanStream()
+    original = lean = {}
+    for frame in frames:
+        written = "\n".join(f"\x1b[{row};{column}H" + rich_written(segments) for row, column, segments in frame)
+        original = screen_after(written, original)
+        lean = screen_after(stream.lean(written), lean)
+        assert {**lean, "cursor": None} == {**original, "cursor": None}
+
+
+def test_a_frame_painted_again_sends_nothing_but_a_forgotten_screen_is_sent_whole():
+    stream = LeanStream()
+    frame = "\x1b[1;1H" + rich_written([("Round 1", Style(bold=True)), (" begins", Style(color="color(24)"))])
+    first = stream.lean(frame)
+    assert "Round 1" in first
+    assert "Round" not in stream.lean(frame)
+    changed = stream.lean(frame.replace("1 begins", "2 begins").replace("Round 1", "Round 2"))
+    assert "2" in changed and "Round" not in changed and "begins" not in changed
+    stream.forget()
+    assert stream.lean(frame) == first.replace("1 begins", "1 begins")
+    stream.lean("\x1b[2J")  # erased: nothing known
+    assert "Round 1" in stream.lean(frame)
+
+
+def test_a_control_character_that_may_move_the_cursor_makes_it_forget_the_screen():
+    stream = LeanStream()
+    frame = "\x1b[1;1H" + rich_written([("Round 1", Style(bold=True))])
+    stream.lean(frame)
+    stream.lean("\x1b[1;1Hab\tc")
+    assert "Round 1" in stream.lean(frame)
+    stream.lean("\x1b[1;1H\x07")  # a bell moves nothing and draws nothing
+    assert "R" not in stream.lean(frame)
+
+
+def test_the_driver_forgets_the_screen_when_told_the_terminal_was_resized():
+    class Recorder:
+        def __init__(self):
+            self.written = []
+
+        def write(self, data):
+            self.written.append(data)
+
+    driver = lean_driver(Recorder)()
+    frame = "\x1b[1;1H\x1b[48;5;1mDuck\x1b[0m"
+    driver.write(frame)
+    driver.write(frame)
+    driver.forget_screen()
+    driver.write(frame)
+    assert ["Duck" in written for written in driver.written] == [True, False, True]

@@ -405,6 +405,9 @@ class DuckCoverApp(PlainKeys, App):
         # The event's size: this handler runs before the app takes the new size as its own
         # (reading self.size here missed the first shrink below 80x24).
         self.check_size(event.size)
+        forget = getattr(self._driver, "forget_screen", None)
+        if forget is not None:  # the lean driver: the resized terminal may have redrawn
+            forget()
 
     def check_size(self, size=None) -> None:
         size = size or self.size

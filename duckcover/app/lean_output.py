@@ -1,5 +1,6 @@
 """Fewer bytes to the terminal for the same picture: colour and style changes sent only when
-they change.
+they change, no line break where a cursor move follows, and no cell the screen already shows
+(Textual repaints whole regions: a dialog opening, a grid growing, the log jumping).
 
 Textual writes every run of text with its whole style and a reset after it
 (`ESC[38;5;24;48;5;233m───ESC[0mESC[48;5;233m   ESC[0m`): over SSH, most of a frame is the same
@@ -12,13 +13,25 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
+
 # (attributes that are on, foreground, background); None for an unknown state
 State = tuple[frozenset[str], str | None, str | None] | None
 RESET: State = (frozenset(), None, None)
 ATTRIBUTES = frozenset("123456789")  # bold, dim, italic, underline, blink..., strike: turned on
+OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "5": "25", "6": "25", "7": "27", "8": "28", "9": "29"}
 # An SGR sequence, any other CSI sequence, OSC (to BEL or ST), or any other escape.
 ESCAPE = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;:?<>=$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
 CURSOR_MOVES = frozenset("ABCDGHdf")  # these do not care which colours are on
+MOVE = re.compile(r"\x1b\[(?:(\d*);?(\d*))?[Hf]")  # to a row and column (1-based)
+# Sequences that change no cell and leave the cursor where it is: private modes (but not the
+# alternate screen), OSC strings, SGR. Anything else makes the stream forget the screen.
+HARMLESS = ("\x1b[?25", "\x1b[?1000", "\x1b[?1003", "\x1b[?1015", "\x1b[?1006", "\x1b[?1004", "\x1b[?2004",
+            "\x1b[?7", "\x1b[?2026", "\x1b[?2048", "\x1b[>", "\x1b[<", "\x1b[=", "\x1b]")
+# Textual ends every line but the last with a line break, and starts every line with a move to
+# where it goes: a break right before a move does nothing the move does not redo (it never
+# scrolls, the last line has none), and dropping it keeps the line's colours on for the next.
+LINE_BREAK_BEFORE_MOVE = re.compile(r"\r?\n(?=\x1b\[[0-9;]*[Hf])")
 
 
 def parse(params: str, state: State) -> State:
@@ -56,18 +69,21 @@ def parse(params: str, state: State) -> State:
 
 
 def change(have: State, want: State) -> str:
-    """The shortest SGR sequence from `have` to `want`: the differences, or a reset and the
-    whole style (the only way when something turns off)."""
+    """The shortest SGR sequence from `have` to `want`: the differences (an attribute turned
+    off by its own code), or a reset and the whole style."""
     if have == want or want is None:
         return ""
     whole = sgr(["0", *codes_between(RESET, want)])
-    if have is None or not have[0] <= want[0]:
+    if have is None:
         return whole
     return min(sgr(codes_between(have, want)), whole, key=len)
 
 
 def codes_between(have: State, want: State) -> list[str]:
-    codes = sorted(want[0] - have[0])
+    off = {OFF[code] for code in have[0] - want[0]}
+    # 22 turns off bold and dim alike: whichever of them stays is turned on again
+    on = want[0] - have[0] | (want[0] & {"1", "2"} if "22" in off else set())
+    codes = sorted(off) + sorted(on)
     if want[1] != have[1]:
         codes.append(want[1] or "39")
     if want[2] != have[2]:
@@ -80,19 +96,38 @@ def sgr(codes: list[str]) -> str:
 
 
 class LeanStream:
-    """Rewrites what is written to one terminal, following its drawing state across writes."""
+    """Rewrites what is written to one terminal, following its drawing state across writes.
+
+    It also keeps what each cell of the screen shows (a character and its style, as written
+    through this stream): a cell Textual paints again with the same character and style is not
+    sent; the cursor skips it. Whatever this cannot follow (erasing, scrolling, a character
+    not one cell wide, a move it does not track) makes it forget the cells concerned, which
+    are then sent as written. A resize must call `forget` (the terminal may have redrawn)."""
 
     def __init__(self) -> None:
         self.have: State = RESET  # what the terminal has
         self.want: State = RESET  # what the next text needs
+        # What the terminal shows, row by row: characters ("\0" where unknown) and their styles.
+        self.chars: dict[int, list[str]] = {}
+        self.styles: dict[int, list[State]] = {}
+        self.cursor: tuple[int, int] | None = None  # where Textual's next character goes
+        self.at: tuple[int, int] | None = None  # where the terminal's cursor is
+
+    def forget(self) -> None:
+        """Nothing on the screen is known: the next frame is sent whole."""
+        self.chars.clear()
+        self.styles.clear()
+        self.cursor = self.at = None
 
     def lean(self, data: str) -> str:
+        data = LINE_BREAK_BEFORE_MOVE.sub("", data)
         out: list[str] = []
         position = 0
+        placed = False  # the last thing written was a move: the cursor is meant to stand there
         for match in ESCAPE.finditer(data):
-            if match.start() > position:  # text: it needs the wanted state
-                self.settle(out)
-                out.append(data[position:match.start()])
+            if match.start() > position:
+                self.text(data[position:match.start()], out)
+                placed = False
             position = match.end()
             sequence = match.group(0)
             if match.group(1) is not None:
@@ -103,18 +138,107 @@ class LeanStream:
                     self.have = self.want = None
                 else:
                     self.want = wanted
-            elif sequence[-1:] in CURSOR_MOVES and sequence[1:2] == "[":
-                out.append(sequence)
-            else:  # erasing, modes, titles...: with the state Textual meant
-                self.settle(out)
-                out.append(sequence)
-                if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
-                    self.have = self.want = None
+                continue
+            move = MOVE.fullmatch(sequence)
+            if move:
+                self.cursor = (int(move.group(2) or 1) - 1, int(move.group(1) or 1) - 1)
+                placed = True
+                continue
+            self.place(out)
+            if not sequence.startswith(HARMLESS):  # erasing, scrolling, a move not followed...
+                self.forget()
+            if sequence[-1:] not in CURSOR_MOVES or sequence[1:2] != "[":
+                self.settle(out)  # erasing, modes, titles...: with the state Textual meant
+            out.append(sequence)
+            if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
+                self.have = self.want = None
+            placed = False
         if position < len(data):
-            self.settle(out)
-            out.append(data[position:])
+            self.text(data[position:], out)
+            placed = False
+        if placed:
+            self.place(out)
         self.settle(out)  # each write leaves the terminal as Textual left it
         return "".join(out)
+
+    def text(self, text: str, out: list[str]) -> None:
+        """Characters drawn from the cursor on; those the screen already shows are skipped."""
+        if self.cursor is None or not text.isprintable() or cell_len(text) != len(text):
+            for char in text:
+                self.odd_char(char, out)
+            return
+        x, y = self.cursor
+        end = x + len(text)
+        chars, styles = self.row(y, end)
+        shown = "".join(chars[x:end])
+        if shown == text and styles[x:end].count(self.want) == len(text) and self.want is not None:
+            self.cursor = (end, y)  # all of it is on screen already
+        elif shown.count("\0") == len(text) or self.want is None:  # none of it is: the whole run
+            self.draw(text, out, x, y)
+        else:
+            start = None  # a run of cells that differ
+            for index, char in enumerate(text):
+                same = chars[x + index] == char and styles[x + index] == self.want
+                if not same and start is None:
+                    start = index
+                elif same and start is not None:
+                    self.draw(text[start:index], out, x + start, y)
+                    start = None
+            if start is not None:
+                self.draw(text[start:], out, x + start, y)
+            self.cursor = (end, y)
+
+    def draw(self, text: str, out: list[str], x: int, y: int) -> None:
+        """Send `text` (one cell per character) to be drawn at (x, y)."""
+        self.cursor = (x, y)
+        self.place(out)
+        self.settle(out)
+        out.append(text)
+        end = x + len(text)
+        chars, styles = self.row(y, end)
+        chars[x:end] = text if self.want is not None else "\0" * len(text)
+        styles[x:end] = [self.want] * len(text)
+        self.cursor = self.at = (end, y)
+
+    def row(self, y: int, end: int) -> tuple[list[str], list[State]]:
+        chars, styles = self.chars.setdefault(y, []), self.styles.setdefault(y, [])
+        if len(chars) < end:
+            chars.extend("\0" * (end - len(chars)))
+            styles.extend([None] * (end - len(styles)))
+        return chars, styles
+
+    def odd_char(self, char: str, out: list[str]) -> None:
+        """A character this does not follow cell by cell (wide, combining, a control, or with
+        the cursor unknown): sent as written, and the cells around it (or the whole screen, when
+        it may move the cursor) forgotten."""
+        if char == "\x07":  # the bell: no cell, no move
+            out.append(char)
+            return
+        if self.cursor is None or not char.isprintable():  # a line break, a tab...
+            self.settle(out)
+            out.append(char)
+            self.forget()
+            return
+        x, y = self.cursor
+        width = cell_len(char)
+        self.place(out)
+        self.settle(out)
+        out.append(char)
+        chars, styles = self.row(y, x + max(width, 1) + 1)
+        for cell in range(max(0, x - 1), x + max(width, 1) + 1):
+            chars[cell], styles[cell] = "\0", None
+        self.cursor = self.at = (x + width, y)
+
+    def place(self, out: list[str]) -> None:
+        """Bring the terminal's cursor to Textual's, the shortest way."""
+        if self.cursor is None or self.cursor == self.at:
+            return
+        x, y = self.cursor
+        if self.at is not None and self.at[1] == y and self.at[0] < x:
+            out.append(f"\x1b[{x - self.at[0]}C" if x - self.at[0] > 1 else "\x1b[C")
+        else:
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+        self.at = self.cursor
 
     def settle(self, out: list[str]) -> None:
         out.append(change(self.have, self.want))
@@ -128,6 +252,10 @@ def lean_driver(base: type) -> type:
         def write(self, data: str) -> None:
             stream = self.__dict__.setdefault("_lean", LeanStream())
             super().write(stream.lean(data))
+
+        def forget_screen(self) -> None:
+            """The terminal was resized (it may have redrawn): send the next frame whole."""
+            self.__dict__.setdefault("_lean", LeanStream()).forget()
 
     LeanDriver.__name__ = LeanDriver.__qualname__ = f"Lean{base.__name__}"
     return LeanDriver

@@ -577,12 +577,9 @@ class TableScreen(Screen):
         outcome = game.results[-1]
         self.log_line(t("log.round_end", round=len(game.results), reason=t(f"reason.{outcome.reason}")), bold=True)
         if self.options.watch and self.options.speed == "instant":
-            # Nobody could read a scorepad shown for an instant (and each costs two full
-            # repaints over SSH): the round's scores go to the log, the game goes on.
+            # The scorepad is up only for an instant: the round's scores stay in the log.
             scores = ", ".join(f"{self.seat_name(seat)} {score:+d}" for seat, score in enumerate(outcome.scores))
             self.log_line(t("log.round_scores", round=len(game.results), scores=scores))
-            self.call_later(self.after_round_end)
-            return
         # After the refresh, so the table behind the scorepad shows the round's last line.
         self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
                                 self.after_round_end)
@@ -600,6 +597,8 @@ class TableScreen(Screen):
         self.go(TurnState.IDLE)
         self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
         self.set_explain("")
+        for panel in self.query(SeatPanel):
+            panel.grid.new_round()
         self.refresh_table()
         self.advance()
 

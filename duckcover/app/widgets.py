@@ -266,15 +266,19 @@ class GridWidget(Widget):
         return x0, y0, x1, y1
 
     def keep_bounds(self, stacks_before: int) -> None:
-        """A fitted grid only grows within a round: cards that merge do not shrink and shift
-        it (a repaint of every card). A round deals every card again: fewer stacks than
-        before means the same round."""
+        """A fitted grid only grows within a round: cards that merge or leave do not shrink
+        and shift it (a repaint of every card, and a table that jumps). A round deals every
+        card again (`new_round`); fewer stacks than before also means the same round."""
         bounds = self.cell_bounds()
-        if self.ring and self.kept is not None and len(self.cells) <= stacks_before:
+        if self.kept is not None and len(self.cells) <= stacks_before:
             kx0, ky0, kx1, ky1 = self.kept
             x0, y0, x1, y1 = bounds
             bounds = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
         self.kept = bounds
+
+    def new_round(self) -> None:
+        """The next show is a new deal: the grid takes the new cards' bounds."""
+        self.kept = None
 
     def card_size(self) -> CardSize:
         x0, y0, x1, y1 = self.bounds()
