@@ -92,7 +92,7 @@ class RemoteController(TurnController):
         from ..record import _replay_round
 
         entry, self.next_round = self.next_round, None
-        _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]))
+        _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]), unseen=True)
 
 
 class RemoteTableScreen(TableScreen):
@@ -541,7 +541,7 @@ class RemoteApp(DuckCoverApp):
             self.table_screen = None
             self.replace_main(WaitingScreen(message))
             return
-        game = replay(record)
+        game = replay(record, unseen=True)
         flips = message.get("pending_flips")
         if flips and game.phase is Phase.FLIP:
             game.flip(*flips)
