@@ -197,8 +197,8 @@ async def test_a_server_restarted_from_its_files_resumes_every_table_mid_round(t
         assert second.tables[tid].seats[0].owner.user in ("ann", "cy")
 
 
-@pytest.mark.parametrize("variants", [["low-blows"], ["two-flips"], ["surprises", "madness"], ["constraints"]])
-async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, variants):
+async def two_and_a_bot(server, variants):
+    """Ann and Ben at a table with an easy bot, under `variants`, the game started."""
     ann, ben = await join(server, "ann"), await join(server, "ben")
     ann.send("create", seats=["human", "human", "easy"], seed=21, variants=variants)
     await ann.until("seated")
@@ -207,6 +207,12 @@ async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, va
     await ben.until("seated")
     while ann.game is None:
         await ann.until("seated")
+    return (ann, ben), table
+
+
+@pytest.mark.parametrize("variants", [["low-blows"], ["two-flips"], ["surprises", "madness"], ["constraints"]])
+async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, variants):
+    (ann, ben), table = await two_and_a_bot(server, variants)
     await play_until([ann, ben], lambda: table.game.over, timeout=60)
     for client in (ann, ben):
         while not client.game.over:
@@ -234,14 +240,7 @@ async def test_surprises_no_client_learns_the_removed_cards_and_every_mirror_kee
     (the rounds it is told of list the whole card set), yet its mirror follows the game through
     every reshuffle (two flips a turn: the deck runs out) and a reconnect, to the final scores."""
     variants = ["surprises", "two-flips"]
-    ann, ben = await join(server, "ann"), await join(server, "ben")
-    ann.send("create", seats=["human", "human", "easy"], seed=21, variants=variants)
-    await ann.until("seated")
-    table = next(iter(server.tables.values()))
-    ben.send("join", table=table.id)
-    await ben.until("seated")
-    while ann.game is None:
-        await ann.until("seated")
+    (ann, ben), table = await two_and_a_bot(server, variants)
     await play_until([ann, ben], lambda: table.game.round.reshuffles, timeout=60)
     await ben.close()  # back mid-round, after a reshuffle: the whole table again, from the public record
     ben2 = await join(server, "ben")

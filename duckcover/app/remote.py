@@ -30,7 +30,7 @@ from ..net import protocol as p
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
-from .options import AppOptions, SeatSpec
+from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .words import bot_label
 
@@ -575,7 +575,9 @@ def main() -> int:
         pass
     socket_path, token = os.environ.get("DUCKCOVER_SOCKET", ""), os.environ.get("DUCKCOVER_TOKEN", "")
     data = os.environ.get("DUCKCOVER_DATA")
-    options = AppOptions(speed="normal", data_dir=Path(data) if data else None, save=False, stats=False)
+    speed = os.environ.get("DUCKCOVER_SPEED", "normal")  # the server's --speed
+    options = AppOptions(speed=speed if speed in SPEEDS else "normal", data_dir=Path(data) if data else None,
+                         save=False, stats=False)
     settings, problem = load(options.data_dir)
     i18n.set_language(os.environ.get("DUCKCOVER_LANG") or settings.lang or "en")
     app = RemoteApp(options, socket_path, token)
