@@ -3,7 +3,7 @@
 One process per SSH session (started by duckcover.net.sshfront on its own pty). It connects
 to the table server over a local socket, shows the lobby, and at a table keeps a *mirror* of
 the game: an engine Game replayed from the table's public record (no seed, the deck in plain
-order) and moved on by the server's messages, flip by flip and reveal by reveal. The table
+order, Surprises' removed cards unknown: see docs/protocol.md) and moved on by the server's messages, flip by flip and reveal by reveal. The table
 screen reads the mirror exactly as it reads a local game; only the flow differs: the Captain's
 flip and this seat's choice go to the server, and the server says when everything is revealed.
 """
