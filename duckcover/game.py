@@ -140,6 +140,7 @@ class Game:
         self._turn_facts: TurnFacts | None = None  # what every seat's view of the turn shares, as of
         self._turn_version = -1  # this version (see view())
         self._round_rules = self.rules.for_round(0)
+        self._unseen = 0  # cards in the draw deck that are really out of play (see start_round)
         if start:
             self.start_round()
 
@@ -167,8 +168,17 @@ class Game:
         removed: Sequence[int] | None = None,
         captain: int | None = None,
         deck: Sequence[int] | None = None,
+        *,
+        unseen: bool = False,
     ) -> None:
-        """Deal a new round. Anything not given comes from the game's seed."""
+        """Deal a new round. Anything not given comes from the game's seed.
+
+        `unseen`: the round as a player at the table knows it, for a mirror of a game played
+        elsewhere. Under Surprises nobody knows which two cards were removed, so `deck` holds
+        the round's whole set and the two unknown cards stay in it, out of play: every flip
+        must name its card, `draw_size` leaves them out, and the deck runs out (the Captain
+        pile is reshuffled into a new one) when only they are left, as at the real table.
+        """
         if self.phase is not ROUND_OVER or len(self.rounds) >= self.rules.rounds():
             raise IllegalMoveError("a new round starts only after the previous one ended")
         index = len(self.rounds)
@@ -181,7 +191,12 @@ class Game:
         if captain is None:
             captain = rules.captain_of(self.first_captain, index, self.n)
         cards = rules.deck()
-        if removed is None:
+        self._unseen = SURPRISE_CARDS if unseen and rules.has(SURPRISES) else 0
+        if unseen and removed:
+            raise IllegalMoveError("an unseen deal names no removed cards")
+        if self._unseen:
+            removed = []
+        elif removed is None:
             removed = []
             if rules.has(SURPRISES):
                 removed = deal.sample(sorted(cards), SURPRISE_CARDS)
@@ -241,7 +256,7 @@ class Game:
 
     @property
     def draw_size(self) -> int:
-        return len(self._draw)
+        return len(self._draw) - self._unseen
 
     @property
     def pile(self) -> tuple[int, ...]:
@@ -322,17 +337,17 @@ class Game:
         if second is not None and not self._two_flips:
             raise IllegalMoveError("only the two-flips variant flips two cards")
         if self._two_flips:
-            before = (list(self._draw), list(self._pile), len(self.round.reshuffles))
+            before = (list(self._draw), list(self._pile), len(self.round.reshuffles), self._unseen)
             try:
                 self._flips = (self._draw_card(code), self._draw_card(second))
             except IllegalMoveError:  # a refused flip leaves the decks as they were
-                self._draw, self._pile = before[0], before[1]
+                self._draw, self._pile, self._unseen = before[0], before[1], before[3]
                 del self.round.reshuffles[before[2]:]
                 raise
             self._call = self._two_flip_call(*self._flips)
         else:
             draw = self._draw
-            first = draw.pop() if code is None and draw else self._draw_card(code)
+            first = draw.pop() if code is None and draw and not self._unseen else self._draw_card(code)
             self._flips = (first,)
             self._call = self._one_flip_call(first)
         self._all_options()
@@ -343,9 +358,11 @@ class Game:
         return self._call
 
     def _draw_card(self, code: int | None) -> int:
-        if not self._draw:
+        if len(self._draw) <= self._unseen:
             self._reshuffle()
         draw = self._draw
+        if code is None and self._unseen:
+            raise IllegalMoveError("the deck holds unseen cards: a flip must name its card")
         if code is None or draw[-1] == code:
             return draw.pop()
         # A record names the card; take the copy nearest the top, so that a resumed game
@@ -364,6 +381,7 @@ class Game:
         self.round.reshuffles.append(new)
         self._pile = []
         self._draw = list(reversed(new))
+        self._unseen = 0  # the unseen cards were never in play: the new deck is the pile
 
     def _one_flip_call(self, code: int) -> Call:
         if self._mixed and code in (MAX, REPEAT):  # low blows
@@ -634,7 +652,7 @@ class Game:
                 grids=tuple(grid_views),
                 captain_pile_top=pile[-1] if pile else None,
                 discard=self._discard,
-                draw_size=len(self._draw),
+                draw_size=len(self._draw) - self._unseen,
                 history=self._history,
             ), self._version
         received = self._received[seat]  # a stack only in the PLACE phase

@@ -221,8 +221,11 @@ def read_bot_key(data: dict) -> bytes | None:
     return None
 
 
-def replay(data: dict) -> Game:
-    """Re-play a record through the engine; RecordError says where and why it breaks."""
+def replay(data: dict, *, unseen: bool = False) -> Game:
+    """Re-play a record through the engine; RecordError says where and why it breaks.
+
+    `unseen`: a public record, whose Surprises rounds name no removed cards (see
+    Game.start_round)."""
     if data.get("format") != FORMAT:
         raise RecordError(f"format must be {FORMAT!r}")
     rules = read_rules(data)
@@ -241,11 +244,11 @@ def replay(data: dict) -> Game:
     except RulesError as err:
         raise RecordError(str(err)) from None
     for index, entry in enumerate(rounds):
-        _replay_round(game, index + 1, entry)
+        _replay_round(game, index + 1, entry, unseen=unseen)
     return game
 
 
-def _replay_round(game: Game, round_no: int, entry: object) -> None:
+def _replay_round(game: Game, round_no: int, entry: object, *, unseen: bool = False) -> None:
     if not isinstance(entry, dict):
         raise RecordError("a round must be an object", round_no)
     if game.phase is not Phase.ROUND_OVER:
@@ -268,7 +271,7 @@ def _replay_round(game: Game, round_no: int, entry: object) -> None:
     removed = _flip_list(entry.get("removed", []), "removed", round_no)
     deck = _flip_list(entry["deck"], "deck", round_no) if "deck" in entry else None
     try:
-        game.start_round(layouts, removed, captain, deck)
+        game.start_round(layouts, removed, captain, deck, unseen=unseen)
     except IllegalMoveError as err:
         raise RecordError(str(err), round_no) from None
     if "turns" not in entry:

@@ -74,7 +74,7 @@ class ProtocolClient:
         kind = message["type"]
         if kind == "seated" and message.get("record"):
             self.seat = message["seat"]
-            self.game = replay(message["record"])
+            self.game = replay(message["record"], unseen=True)
             if message.get("pending_flips") and self.game.phase is Phase.FLIP:
                 self.game.flip(*message["pending_flips"])
                 if message.get("pending_gifts") and self.game.phase is Phase.GIFT:
@@ -87,7 +87,7 @@ class ProtocolClient:
             self.reveals.append(message["moves"])
             self.game.play(self.moves(message["moves"]))
         elif kind == "round" and self.game is not None:
-            _replay_round(self.game, self.game.round_index + 2, dict(message["round"], turns=[]))
+            _replay_round(self.game, self.game.round_index + 2, dict(message["round"], turns=[]), unseen=True)
 
     def moves(self, items: list) -> list:
         return [p.move_from_json(item, seat, self.game.n) for seat, item in enumerate(items)]

@@ -120,6 +120,34 @@ def test_captain_cards_are_conserved(table):
 
 @GAMES
 @given(tables())
+def test_a_mirror_that_never_learns_the_removed_cards_keeps_step(table):
+    """A network client's mirror: each round dealt `unseen` (the whole card set, no removals
+    named), then only the flips and moves everyone sees. Its views are the real game's, its
+    decks run out at the same flips, and it ends on the same scores."""
+    rule_set, kinds, seed = table
+    mirror = Game(len(kinds), rule_set, seed=0, start=False)
+
+    def follow_flip(game):
+        log = game.round
+        if len(mirror.rounds) < len(game.rounds):
+            mirror.start_round(log.layouts, [], log.captain, sorted(log.deck + log.removed), unseen=True)
+        mirror.flip(*game.flips)
+
+    def follow_moves(game, views, moves):
+        mirror.play(moves)
+
+    def same_view(game, views=None, moves=None):
+        seen = [(mirror.view(s), game.view(s)) for s in range(game.n)]
+        assert all(a._replace(grids=()) == b._replace(grids=()) for a, b in seen)
+        assert [dict(grid.cells) for grid in mirror.view(0).grids] == [dict(grid.cells) for grid in game.view(0).grids]
+        assert len(mirror.round.reshuffles) == len(game.round.reshuffles)
+
+    game = checked_game(rule_set, kinds, seed, on_call=follow_flip, on_choice=follow_moves, on_turn=same_view)
+    assert mirror.totals == game.totals and mirror.over
+
+
+@GAMES
+@given(tables())
 def test_every_applied_move_was_legal_from_the_seats_view(table):
     rule_set, kinds, seed = table
     checked = []

@@ -160,6 +160,53 @@ def test_surprises_removed_card_cannot_be_flipped():
         Game(2, rules(), seed=0, start=False).start_round(removed=[MAX, MAX])
 
 
+def _seen(view: PlayerView) -> PlayerView:
+    return view._replace(grids=tuple(dict(grid.cells) for grid in view.grids))  # grids by content
+
+
+def _mirror_follows(game: Game, bots) -> Game:
+    """Play `game` to its end with `bots`; a mirror dealt `unseen` (the whole card set, the
+    removals unknown) follows it from the public facts alone, view for view."""
+    mirror = Game(game.names, game.rules, seed=0, start=False)
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        log = game.round
+        if len(mirror.rounds) < len(game.rounds):
+            mirror.start_round(log.layouts, [], log.captain, sorted(log.deck + log.removed), unseen=True)
+        game.flip()
+        mirror.flip(*game.flips)
+        while game.phase in (Phase.MOVE, Phase.GIFT, Phase.PLACE):
+            moves = [bots[s].choose(game.view(s)) if s in game.awaiting else None for s in range(game.n)]
+            game.play(moves)
+            mirror.play(moves)
+        assert [_seen(mirror.view(s)) for s in range(game.n)] == [_seen(game.view(s)) for s in range(game.n)]
+        assert len(mirror.round.reshuffles) == len(log.reshuffles)  # the deck ran out at the same flip
+    assert mirror.totals == game.totals
+    return mirror
+
+
+@pytest.mark.parametrize("variants", [("surprises",), ("surprises", "two-flips"), ("surprises", "low-blows")])
+@pytest.mark.parametrize("seed", [1, 6])
+def test_surprises_a_table_that_never_learns_the_removed_cards_plays_the_same_game(variants, seed):
+    """A player at the table does not know which two cards were removed: a game dealt `unseen`
+    holds them in its draw deck, out of play, and still keeps step with the real one, its
+    deck running out when the real one does (a network client's mirror is such a game)."""
+    game = Game(3, rules(*variants), seed=seed)
+    _mirror_follows(game, [RandomBot() for _ in range(3)])
+    assert any(log.reshuffles for log in game.rounds)  # the decks ran out, and the mirror kept step
+
+
+def test_surprises_an_unseen_deal_names_its_flips_and_no_removed_cards():
+    game = Game(2, rules("surprises"), seed=0, start=False)
+    with pytest.raises(IllegalMoveError):
+        game.start_round(removed=[MAX], unseen=True)
+    game.start_round(deck=sorted(rules().deck()), unseen=True)
+    assert game.draw_size == 24 and game.view(0).draw_size == 24  # the two unknown cards are not counted
+    with pytest.raises(IllegalMoveError):
+        game.flip()  # which card is on top is not known here
+
+
 # --- Madness ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("bot", [RandomBot, GreedyBot])
 def test_madness_is_cosmetic_the_rules_are_unchanged(bot):

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from duckcover import stats, storage
+from duckcover.cards import flip_name
 from duckcover.net import protocol as p
 from duckcover.net.server import Identity, TableServer
 from duckcover.record import replay
@@ -196,8 +197,8 @@ async def test_a_server_restarted_from_its_files_resumes_every_table_mid_round(t
         assert second.tables[tid].seats[0].owner.user in ("ann", "cy")
 
 
-@pytest.mark.parametrize("variants", [["low-blows"], ["two-flips"], ["surprises", "madness"], ["constraints"]])
-async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, variants):
+async def two_and_a_bot(server, variants):
+    """Ann and Ben at a table with an easy bot, under `variants`, the game started."""
     ann, ben = await join(server, "ann"), await join(server, "ben")
     ann.send("create", seats=["human", "human", "easy"], seed=21, variants=variants)
     await ann.until("seated")
@@ -206,12 +207,62 @@ async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, va
     await ben.until("seated")
     while ann.game is None:
         await ann.until("seated")
+    return (ann, ben), table
+
+
+@pytest.mark.parametrize("variants", [["low-blows"], ["two-flips"], ["surprises", "madness"], ["constraints"]])
+async def test_every_variant_plays_to_the_end_and_every_mirror_agrees(server, variants):
+    (ann, ben), table = await two_and_a_bot(server, variants)
     await play_until([ann, ben], lambda: table.game.over, timeout=60)
     for client in (ann, ben):
         while not client.game.over:
             await client.next()
         assert client.game.totals == table.game.totals
         assert client.game.rules.variants == frozenset(variants)
+
+
+def keys_in(value) -> set[str]:
+    if isinstance(value, dict):
+        return set(value).union(*(keys_in(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(keys_in(v) for v in value))
+    return set()
+
+
+def round_entries(message: dict) -> list[dict]:
+    if message["type"] == "round":
+        return [message["round"]]
+    return message.get("record", {}).get("rounds", []) if message["type"] == "seated" else []
+
+
+async def test_surprises_no_client_learns_the_removed_cards_and_every_mirror_keeps_step(server, tmp_path):
+    """RULES: the two cards Surprises removes are unseen. Nothing a client receives names them
+    (the rounds it is told of list the whole card set), yet its mirror follows the game through
+    every reshuffle (two flips a turn: the deck runs out) and a reconnect, to the final scores."""
+    variants = ["surprises", "two-flips"]
+    (ann, ben), table = await two_and_a_bot(server, variants)
+    await play_until([ann, ben], lambda: table.game.round.reshuffles, timeout=60)
+    await ben.close()  # back mid-round, after a reshuffle: the whole table again, from the public record
+    ben2 = await join(server, "ben")
+    assert (await ben2.until("seated"))["seat"] == 1
+    await play_until([ann, ben2], lambda: table.game.over, timeout=60)
+    truth = replay(json.loads(storage.finished_paths(tmp_path)[0].read_text()))
+    assert all(len(log.removed) == 2 for log in truth.rounds)
+    assert sum(len(log.reshuffles) for log in truth.rounds) >= 3
+    whole_set = sorted(flip_name(c) for c in truth.rules.deck())
+    for client in (ann, ben, ben2):
+        for message in client.inbox:  # every message, not only the ones the mirror used
+            assert not {"removed", "reshuffles"} & keys_in(message), message["type"]
+            assert message.get("record", {}).get("seed", 0) == 0
+            for entry in round_entries(message):
+                assert sorted(entry["deck"]) == whole_set  # the same for any two cards removed
+    for client in (ann, ben2):
+        while not client.game.over:
+            await client.next()
+        assert client.game.totals == truth.totals and client.game.outcome() == truth.outcome()
+        assert [len(log.reshuffles) for log in client.game.rounds] == [len(log.reshuffles) for log in truth.rounds]
+        assert [[t.flips for t in log.turns] for log in client.game.rounds] == \
+            [[t.flips for t in log.turns] for log in truth.rounds]
 
 
 async def test_a_table_everyone_left_waits_and_an_unstarted_one_goes(server):

@@ -3,7 +3,7 @@
 One process per SSH session (started by duckcover.net.sshfront on its own pty). It connects
 to the table server over a local socket, shows the lobby, and at a table keeps a *mirror* of
 the game: an engine Game replayed from the table's public record (no seed, the deck in plain
-order) and moved on by the server's messages, flip by flip and reveal by reveal. The table
+order, Surprises' removed cards unknown: see docs/protocol.md) and moved on by the server's messages, flip by flip and reveal by reveal. The table
 screen reads the mirror exactly as it reads a local game; only the flow differs: the Captain's
 flip and this seat's choice go to the server, and the server says when everything is revealed.
 """
@@ -30,7 +30,7 @@ from ..net import protocol as p
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
-from .options import AppOptions, SeatSpec
+from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .words import bot_label
 
@@ -92,7 +92,7 @@ class RemoteController(TurnController):
         from ..record import _replay_round
 
         entry, self.next_round = self.next_round, None
-        _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]))
+        _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]), unseen=True)
 
 
 class RemoteTableScreen(TableScreen):
@@ -541,7 +541,7 @@ class RemoteApp(DuckCoverApp):
             self.table_screen = None
             self.replace_main(WaitingScreen(message))
             return
-        game = replay(record)
+        game = replay(record, unseen=True)
         flips = message.get("pending_flips")
         if flips and game.phase is Phase.FLIP:
             game.flip(*flips)
@@ -575,7 +575,9 @@ def main() -> int:
         pass
     socket_path, token = os.environ.get("DUCKCOVER_SOCKET", ""), os.environ.get("DUCKCOVER_TOKEN", "")
     data = os.environ.get("DUCKCOVER_DATA")
-    options = AppOptions(speed="normal", data_dir=Path(data) if data else None, save=False, stats=False)
+    speed = os.environ.get("DUCKCOVER_SPEED", "normal")  # the server's --speed
+    options = AppOptions(speed=speed if speed in SPEEDS else "normal", data_dir=Path(data) if data else None,
+                         save=False, stats=False)
     settings, problem = load(options.data_dir)
     i18n.set_language(os.environ.get("DUCKCOVER_LANG") or settings.lang or "en")
     app = RemoteApp(options, socket_path, token)

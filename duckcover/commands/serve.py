@@ -8,6 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..app.options import REVEAL_PAUSE, SPEEDS
+
 DEFAULT_PORT = 2222
 
 
@@ -35,6 +37,8 @@ def add_parser(sub) -> None:
                         help="only the public keys in FILE may enter (default: anyone who reaches the port)")
     parser.add_argument("--turn-seconds", type=positive(float, "--turn-seconds", 1), metavar="S",
                         help="time to choose; a human who has not chosen gets the referee's fallback move")
+    parser.add_argument("--speed", choices=SPEEDS, default="normal",
+                        help="the pace of every table: how long a reveal stays, how soon a bot flips (default normal)")
     parser.add_argument("--grace", type=positive(float, "--grace", 0), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
@@ -70,7 +74,8 @@ async def serve(args, authorized: set[str] | None) -> int:
     from ..paths import data_dir
 
     root = args.data_dir or data_dir()
-    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace)
+    pace = REVEAL_PAUSE[args.speed] / REVEAL_PAUSE["normal"]  # the server's pauses, scaled as the screens' are
+    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, pace=pace)
     try:
         key = load_host_key(root / "serve" / "ssh_host_ed25519_key")
     except (OSError, ValueError) as err:
@@ -78,7 +83,7 @@ async def serve(args, authorized: set[str] | None) -> int:
     with tempfile.TemporaryDirectory(prefix="duckcover-serve-") as private:
         socket_path = Path(private) / "tables.sock"
         await tables.start(socket_path)
-        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host)
+        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed)
         try:
             acceptor = await start(front, args.host, args.port, key)
         except OSError as err:

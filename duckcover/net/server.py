@@ -147,12 +147,13 @@ class Table:
 
     # --- the public table ---------------------------------------------------------------
     def public_record(self) -> dict:
-        """The record without what nobody at the table may know: the deck order and the seed
-        (a client replays it with the flips named, from a deck in plain order)."""
+        """The record without what nobody at the table may know: the seed, the deck order and
+        which cards Surprises removed (a client replays it with the flips named, from the
+        round's whole card set in plain order, as `replay(record, unseen=True)`)."""
         record = to_record(self.game, bots=[s.bot for s in self.seats])
         record["seed"] = 0
         for entry in record["rounds"]:
-            entry["deck"] = sorted(entry["deck"], key=_flip_order)
+            entry["deck"] = sorted(entry["deck"] + entry.pop("removed", []), key=_flip_order)
             entry.pop("reshuffles", None)
         return record
 

@@ -73,12 +73,13 @@ class Front:
     """The shared state of the SSH front: limits, the table server, the running sessions."""
 
     def __init__(self, tables: TableServer, socket_path: Path, max_connections: int,
-                 authorized: set[str] | None, port: int, host: str) -> None:
+                 authorized: set[str] | None, port: int, host: str, speed: str = "normal") -> None:
         self.tables = tables
         self.socket_path = socket_path
         self.max_connections = max_connections
         self.authorized = authorized
         self.port, self.host = port, host
+        self.speed = speed  # every session's table screen paces its reveals so
         self.connections = 0
         self.sessions: set[GameSession] = set()
 
@@ -207,6 +208,7 @@ class GameSession(asyncssh.SSHServerSession):
             "DUCKCOVER_SOCKET": str(self.front.socket_path),
             "DUCKCOVER_TOKEN": self.token,
             "DUCKCOVER_DATA": str(self.front.tables.data_dir),
+            "DUCKCOVER_SPEED": self.front.speed,
         }
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
             if name in os.environ:
