@@ -428,14 +428,28 @@ class Game:
                     found.append((card, cell))
         return tuple(dict.fromkeys(found))  # two flips may name one card twice
 
-    def play(self, moves: Sequence[Move | None]) -> Turn | None:
+    def play(self, moves: Sequence[Move | None], *, trusted: bool = False) -> Turn | None:
         """Apply every seat's choice at once. Returns the finished turn (None after gifts).
 
         Each choice is checked against the position before any applies; the first illegal
         one raises IllegalMoveError naming its seat and nothing changes.
+
+        `trusted` skips that check, for a search playing thousands of rollouts on its own
+        copies (`clone`, `determinized`) with moves it built from this position's
+        `candidates` / `legal_moves`: the same turn is applied the same way, only the
+        re-checking of moves that are legal by construction is left out. Anything that comes
+        from a player, a bot's answer or a record is never trusted.
         """
         if self.phase not in CHOOSING:
             raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase")
+        if not trusted:
+            self._check_all(moves)
+        if self.phase is GIFT:
+            self._give(moves)
+            return None
+        return self._finish_turn(tuple(moves))
+
+    def _check_all(self, moves: Sequence[Move | None]) -> None:
         if len(moves) != self.n:
             raise IllegalMoveError(f"expected {self.n} moves, one per seat, got {len(moves)}")
         phase, grids, candidates, received, call = self.phase, self._grids, self._candidates, self._received, self._call
@@ -444,10 +458,6 @@ class Game:
                 reason = illegal_reason(phase, grids[seat], candidates[seat], received[seat], move, call)
                 if reason:
                     raise IllegalMoveError(reason, seat)
-        if self.phase is GIFT:
-            self._give(moves)
-            return None
-        return self._finish_turn(tuple(moves))
 
     def check(self, seat: int, move: Move | None) -> None:
         """Raise IllegalMoveError if `move` is not legal for `seat` now."""
