@@ -37,6 +37,7 @@ CHOOSING = (MOVE, GIFT, PLACE)
 DEAD_CALL, GIFT_CALL = Call("dead"), Call("gift")
 CARDS_NUMBERED = (None, *(tuple(family[number] for family in CARDS) for number in NUMBERS))  # [n][seat]
 SINGLE_CALLS = {code: Call("move", (code,)) for code in (*NUMBERS, MAX)}  # shared, immutable
+NUMBER_CALLS = {SINGLE_CALLS[number]: CARDS_NUMBERED[number] for number in NUMBERS}  # call -> [seat]'s card
 SINGLE_STACK, DISCARD_LIMIT, CAPPED = "single-stack", "discard-limit", "turn-cap"
 _new_tuple = tuple.__new__  # builds a NamedTuple without its Python-level __new__
 _new_object = object.__new__
@@ -235,7 +236,7 @@ class Game:
         self._turn_cap = TURN_CAP // (2 if self._two_flips else 1)  # the cap counts flips
         self._round_index, self._rounds, self._captain = index, self.rules.rounds(), self.rounds[-1].captain
         self._last_round = index + 1 == self._rounds
-        self._name_round_facts()
+        self._round_facts = None  # named by the next view (rollouts never ask for one)
         self._history: tuple[Turn, ...] = ()
         self._previous: int | None = None  # what a Repeat would repeat (None: nothing)
         self._flips: tuple[int, ...] = ()
@@ -406,12 +407,12 @@ class Game:
 
     def _all_options(self) -> None:
         """Set what each seat may move on the call just flipped (and so who must choose)."""
-        kind, options = self._call
-        if kind == "move" and len(options) == 1 and options[0] != MAX and not self._mixed:
+        cards = None if self._mixed else NUMBER_CALLS.get(self._call)
+        if cards is not None:
             # The common case, kept lean: each seat's own card with the called number, if visible.
             found, awaiting = [], []
             seat = 0
-            for card, tops in zip(CARDS_NUMBERED[options[0]], self._tops):
+            for card, tops in zip(cards, self._tops):
                 cell = tops.get(card)
                 if cell is None:
                     found.append(())
@@ -420,7 +421,7 @@ class Game:
                     awaiting.append(seat)
                 seat += 1
             self._candidates, self._awaiting = found, tuple(awaiting)
-        elif options == (MAX,):  # Max alone: each seat's highest visible card(s)
+        elif self._call.options == (MAX,):  # Max alone: each seat's highest visible card(s)
             rules = self._round_rules
             self._set_candidates([tuple(highest(tops, rules)) for tops in self._tops])
         else:
@@ -446,14 +447,28 @@ class Game:
                     found.append((card, cell))
         return tuple(dict.fromkeys(found))  # two flips may name one card twice
 
-    def play(self, moves: Sequence[Move | None]) -> Turn | None:
+    def play(self, moves: Sequence[Move | None], *, trusted: bool = False) -> Turn | None:
         """Apply every seat's choice at once. Returns the finished turn (None after gifts).
 
         Each choice is checked against the position before any applies; the first illegal
         one raises IllegalMoveError naming its seat and nothing changes.
+
+        `trusted` skips that check, for a search playing thousands of rollouts on its own
+        copies (`clone`, `determinized`) with moves it built from this position's
+        `candidates` / `legal_moves`: the same turn is applied the same way, only the
+        re-checking of moves that are legal by construction is left out. Anything that comes
+        from a player, a bot's answer or a record is never trusted.
         """
         if self.phase not in CHOOSING:
             raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase")
+        if not trusted:
+            self._check_all(moves)
+        if self.phase is GIFT:
+            self._give(moves)
+            return None
+        return self._finish_turn(tuple(moves))
+
+    def _check_all(self, moves: Sequence[Move | None]) -> None:
         if len(moves) != self.n:
             raise IllegalMoveError(f"expected {self.n} moves, one per seat, got {len(moves)}")
         phase, grids, candidates, received, call = self.phase, self._grids, self._candidates, self._received, self._call
@@ -462,10 +477,6 @@ class Game:
                 reason = illegal_reason(phase, grids[seat], candidates[seat], received[seat], move, call)
                 if reason:
                     raise IllegalMoveError(reason, seat)
-        if self.phase is GIFT:
-            self._give(moves)
-            return None
-        return self._finish_turn(tuple(moves))
 
     def check(self, seat: int, move: Move | None) -> None:
         """Raise IllegalMoveError if `move` is not legal for `seat` now."""
@@ -564,7 +575,7 @@ class Game:
         self.results.append(outcome)
         self._totals = tuple(total + score for total, score in zip(self._totals, scores))
         self._round_scores += (scores,)
-        self._name_round_facts()
+        self._round_facts = None
         self.phase = GAME_OVER if last else ROUND_OVER
 
     # --- copies for search ---------------------------------------------------------------
@@ -655,6 +666,8 @@ class Game:
                 draw_size=len(self._draw) - self._unseen,
                 history=self._history,
             ), self._version
+        if self._round_facts is None:
+            self._name_round_facts()
         received = self._received[seat]  # a stack only in the PLACE phase
         # The order duckcover.view checks at import: seat, the round's facts, the turn's, the seat's own.
         return _new_tuple(PlayerView, (

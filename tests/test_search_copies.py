@@ -3,9 +3,10 @@ import random
 
 import pytest
 
-from duckcover.errors import RulesError
+from duckcover.errors import IllegalMoveError, RulesError
 from duckcover.game import CHOOSING, Game, Phase
 from duckcover.harness import decide, prepare
+from duckcover.moves import Move
 from duckcover.rules import LOW_BLOWS, Rules
 from duckcover_bots.greedy import GreedyBot
 from helpers import rules
@@ -129,3 +130,31 @@ def test_a_clone_is_independent_of_its_original():
     same_view(game.view(0), before)  # the original did not move
     assert (game.round.turns, game.draw_size, game.pile) == (turns, draw, pile)
     assert not game.results and copy.results
+
+
+@pytest.mark.parametrize("variants", [(), ("two-flips",), ("low-blows",), ("constraints", "competition")])
+def test_a_trusted_play_applies_the_same_turn_as_a_checked_one(variants):
+    """play(trusted=True) only leaves out the re-check: same turn, same position after it."""
+    played = 0
+    for index, game in enumerate(positions(rules(*variants), seed=5)):
+        if game.phase not in CHOOSING:
+            continue
+        rng = random.Random(index)
+        moves = [rng.choice(game.legal_moves(seat)) if seat in game.awaiting else None for seat in range(game.n)]
+        checked, trusted = game.clone(), game.clone()
+        assert checked.play(moves) == trusted.play(moves, trusted=True)
+        assert checked.phase is trusted.phase
+        same_view(checked.view(0), trusted.view(0))
+        played += 1
+    assert played > 30
+
+
+def test_an_untrusted_play_still_refuses_an_illegal_move():
+    game = Game(2, rules(), seed=1)
+    game.flip(12)
+    seat = game.awaiting[0]
+    card, origin = game.candidates(seat)[0]
+    moves = [None] * game.n
+    moves[seat] = Move(card, origin)  # staying put is never legal
+    with pytest.raises(IllegalMoveError):
+        game.clone().play(moves)
