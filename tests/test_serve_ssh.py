@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import asyncssh
+import pyte
 import pytest
 
 from serve_helpers import Guest
@@ -100,9 +101,36 @@ async def connect(port: int, user: str = "ann", **options):
                                   agent_path=None, **options)
 
 
+_SCREENS: dict[int, tuple[pyte.Screen, pyte.ByteStream, list[int], list[str]]] = {}
+
+
+def painted_lines(seen: bytearray) -> list[str]:
+    """Every line the terminal that received `seen` has shown so far, read off a terminal
+    model after each piece fed to it. The app sends only the cells that change
+    (duckcover/app/lean_output.py), so a line of text may reach the wire in pieces around
+    cells already on screen: the bytes alone do not hold it."""
+    if id(seen) not in _SCREENS:
+        screen = pyte.Screen(120, 40)
+        _SCREENS[id(seen)] = (screen, pyte.ByteStream(screen), [0], [])
+    screen, stream, fed, history = _SCREENS[id(seen)]
+    if fed[0] < len(seen):
+        stream.feed(bytes(seen[fed[0]:]))
+        fed[0] = len(seen)
+        history.extend(line for line in screen.display if line.strip())
+    return history
+
+
+def shows(seen: bytearray, text: bytes) -> bool:
+    """Whether `text` went out in one piece or the terminal model showed it on a line."""
+    if text in seen:
+        return True
+    painted_lines(seen)
+    return text.decode() in "\n".join(_SCREENS[id(seen)][0].display)
+
+
 async def read_until(stream, text: bytes, seen: bytearray, timeout: float = 30.0) -> bytes:
     deadline = time.monotonic() + timeout
-    while text not in seen:
+    while not shows(seen, text):
         left = deadline - time.monotonic()
         assert left > 0, f"never saw {text!r}; got {bytes(seen[-400:])!r}"
         chunk = await asyncio.wait_for(stream.read(65536), left)
@@ -356,6 +384,7 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
             for index, process in enumerate(procs):
                 try:
                     seen[index] += await asyncio.wait_for(process.stdout.read(1 << 20), 0.05)
+                    painted_lines(seen[index])
                 except asyncio.TimeoutError:
                     pass
         record = json.loads(next(finished.iterdir()).read_text())
@@ -369,6 +398,7 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
                 process.stdin.write(b"\r")  # past the last round's scorepad
                 try:
                     seen[index] += await asyncio.wait_for(process.stdout.read(1 << 20), 0.5)
+                    painted_lines(seen[index])
                 except asyncio.TimeoutError:
                     pass
         # The reveals: every flip a screen's log showed is the record's, at the record's place.
@@ -376,7 +406,7 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         # nobody has a choice to make, the flip's line can be pushed out before it is painted.
         # So each screen shows flips of every round, and together they show them all.)
         truth = record_flips(record)
-        shown = [log_flips(bytes(screen)) for screen in seen]
+        shown = [log_flips(bytes(screen) + "\n".join(painted_lines(screen)).encode()) for screen in seen]
         for flips in shown:
             assert flips.items() <= truth.items()
             assert {r for r, _ in flips} == set(range(1, len(record["rounds"]) + 1))
