@@ -415,3 +415,40 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
             conn.close()
     finally:
         stop(proc)
+
+
+async def test_a_returning_player_is_known_by_her_key_not_her_name_alone(tmp_path):
+    """Ann's seat goes back to "ann" with Ann's key: not to "ann" with another key, nor to
+    one who shows Ann's public key (public by nature) but cannot sign with it."""
+    key_a, key_b = asyncssh.generate_private_key("ssh-ed25519"), asyncssh.generate_private_key("ssh-ed25519")
+    forged = asyncssh.load_keypairs([key_b])[0]
+    forged.public_data = key_a.public_data  # offers A, signs with B
+    proc, port, _ = start_server(tmp_path, "--grace", "60")
+    try:
+        async with await connect(port, user="ben") as ben:
+            async with await connect(port, user="ann", client_keys=[key_a]) as ann:
+                a, b = await game_session(ann), await game_session(ben)
+                seen_a, seen_b = bytearray(), bytearray()
+                await read_until(a.stdout, b"Tables on this server", seen_a)
+                a.stdin.write(b"c")
+                await read_until(a.stdout, b"A new table", seen_a)
+                a.stdin.write(b"\x13")
+                await read_until(a.stdout, b"waiting for players", seen_a)
+                await read_until(b.stdout, b"ann's table", seen_b)
+                b.stdin.write(b"j")
+                await read_until(a.stdout, b"press Space", seen_a)
+                ann.abort()  # Ann's connection dies: her seat is held for her
+            await read_until(b.stdout, b"ann disconnected", seen_b)
+            for impostor in (key_b, forged):
+                async with await connect(port, user="ann", client_keys=[impostor]) as other:
+                    process = await game_session(other)
+                    seen = bytearray()
+                    await read_until(process.stdout, b"Tables on this server", seen, timeout=15)
+                    await read_until(process.stdout, b"playing", seen)  # the lobby lists her table
+                    assert not shows(seen, b"You are the Captain")  # and she is not at her seat
+            async with await connect(port, user="ann", client_keys=[key_a]) as again:
+                process = await game_session(again)
+                await read_until(process.stdout, b"You are the Captain: press Space", bytearray())  # her seat
+                await read_until(b.stdout, b"ann is back", seen_b)
+    finally:
+        stop(proc)

@@ -120,6 +120,9 @@ class GameSSHServer(asyncssh.SSHServer):
         return self.front.authorized is None  # open server: no key needed, no question asked
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str):
+        # Authenticated without a key: a key offered before and never signed with (asyncssh
+        # asks us about a key before it checks the signature) proves nothing.
+        self.key_fingerprint = None
         return True  # authenticated without a question
 
     def password_auth_supported(self) -> bool:
