@@ -32,6 +32,7 @@ from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
+from .textual_compat import bind
 from .words import bot_label
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -253,10 +254,10 @@ class LobbyScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.tables: list[dict] = []
-        self._bindings.bind("c", "create", t("net.create"))
-        self._bindings.bind("j", "join", t("net.join"))
-        self._bindings.bind("w", "watch", t("net.watch"))
-        self._bindings.bind("r", "refresh", t("net.refresh"))
+        bind(self, "c", "create", t("net.create"))
+        bind(self, "j", "join", t("net.join"))
+        bind(self, "w", "watch", t("net.watch"))
+        bind(self, "r", "refresh", t("net.refresh"))
 
     def compose(self) -> ComposeResult:
         from textual.widgets import DataTable
@@ -329,13 +330,13 @@ class CreateTableScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.seat_count = 4
-        self._bindings.bind("escape", "back", t("key.back"))
-        self._bindings.bind("ctrl+s", "create", t("net.create"))
+        bind(self, "escape", "back", t("key.back"))
+        bind(self, "ctrl+s", "create", t("net.create"))
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Button, Checkbox, Input, Label, Select
+        from textual.widgets import Button, Input, Label, Select
 
-        from .screens import SETUP_VARIANTS
+        from .screens import rule_rows
 
         kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}", bot=BOTS[d]), d) for d in DIFFICULTIES]
         with VerticalScroll(id="setup"):
@@ -355,17 +356,7 @@ class CreateTableScreen(Screen):
                     else:
                         yield Select(kinds, value="human" if seat == 1 else "medium", allow_blank=False,
                                      id=f"kind-{seat}", classes="seat-kind")
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.max_by"), classes="setup-label")
-                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
-                             value="number", allow_blank=False, id="max-by")
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.captain"), classes="setup-label")
-                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
-                             value="rotate", allow_blank=False, id="captain")
-            yield Label(t("setup.variants"), classes="heading")
-            for name in SETUP_VARIANTS:
-                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            yield from rule_rows()
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.seed"), classes="setup-label")
                 yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
@@ -427,7 +418,7 @@ class WaitingScreen(Screen):
     def __init__(self, snapshot: dict) -> None:
         super().__init__()
         self.snapshot = snapshot
-        self._bindings.bind("escape", "leave", t("net.leave"))
+        bind(self, "escape", "leave", t("net.leave"))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="lobby"):

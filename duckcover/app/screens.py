@@ -93,7 +93,7 @@ class SetupScreen(Screen):
         bind(self, "ctrl+s", "start", t("setup.start"))
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Button, Checkbox, Input, Label, Select
+        from textual.widgets import Button, Input, Label, Select
 
         from . import setup_passplay as passplay
         kinds = [(t("seat.human"), "human"), *bot_choices()]
@@ -112,17 +112,7 @@ class SetupScreen(Screen):
                                  id=f"kind-{seat}", classes="seat-kind")
                 yield passplay.sound_row(seat)  # shown for a human seat under Madness
             yield passplay.handover_switch()  # shown once two seats are human
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.max_by"), classes="setup-label")
-                yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
-                             value="number", allow_blank=False, id="max-by")
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.captain"), classes="setup-label")
-                yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
-                             value="rotate", allow_blank=False, id="captain")
-            yield Label(t("setup.variants"), classes="heading")
-            for name in SETUP_VARIANTS:
-                yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+            yield from rule_rows()
             with Horizontal(classes="setup-row"):  # NAME:ROUNDS, like --variant (a name here needs no tick)
                 yield Label(t("setup.variant_rounds"), classes="setup-label")
                 yield Input(placeholder=t("setup.variant_rounds_hint"), max_length=80, id="variant-rounds")
@@ -205,6 +195,24 @@ class SetupScreen(Screen):
         from .setup_passplay import handover_wanted
 
         self.post_message(StartGame(seats, rules, seed, handover_wanted(self)))
+
+
+def rule_rows() -> ComposeResult:
+    """The rows that choose the rules (what Max moves, the Captain, the variants): the same on
+    the set-up screen and on a server's new-table screen, read back by their ids."""
+    from textual.widgets import Checkbox, Label, Select
+
+    with Horizontal(classes="setup-row"):
+        yield Label(t("setup.max_by"), classes="setup-label")
+        yield Select([(t("setup.max_by.number"), "number"), (t("setup.max_by.splashes"), "splashes")],
+                     value="number", allow_blank=False, id="max-by")
+    with Horizontal(classes="setup-row"):
+        yield Label(t("setup.captain"), classes="setup-label")
+        yield Select([(t("setup.captain.rotate"), "rotate"), (t("setup.captain.fixed"), "fixed")],
+                     value="rotate", allow_blank=False, id="captain")
+    yield Label(t("setup.variants"), classes="heading")
+    for name in SETUP_VARIANTS:
+        yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
 
 
 def bot_choices() -> list[tuple[str, str]]:
