@@ -24,10 +24,13 @@ from pathlib import Path
 
 import asyncssh
 
+from ..files import read_bounded, why
+from ..untrusted import shown
 from .server import Identity, TableServer
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
+AUTHORIZED_KEYS_MAX = 1024 * 1024  # bytes read of an --authorized-keys file
 LOGIN_TIMEOUT = 20  # seconds to finish logging in
 
 NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"
@@ -51,9 +54,11 @@ def read_authorized_keys(path: Path) -> set[str]:
     """Fingerprints of the public keys in an authorized_keys file (options before a key are
     skipped). ValueError with one line if the file cannot be read or holds no key."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValueError(f"--authorized-keys {path}: cannot read: {err}") from None
+        lines = read_bounded(path, AUTHORIZED_KEYS_MAX).decode("utf-8").splitlines()
+    except OSError as err:
+        raise ValueError(f"--authorized-keys {shown(path)}: cannot read: {why(err)}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"--authorized-keys {shown(path)}: not UTF-8 text") from None
     found = set()
     for line in lines:
         words = line.split()
