@@ -101,7 +101,7 @@ async def connect(port: int, user: str = "ann", **options):
                                   agent_path=None, **options)
 
 
-_SCREENS: dict[int, tuple[pyte.Screen, pyte.ByteStream, list[int], list[str]]] = {}
+_SCREENS: dict[int, tuple[pyte.Screen, pyte.ByteStream, list[int], list[str], bytearray]] = {}
 
 
 def painted_lines(seen: bytearray) -> list[str]:
@@ -109,10 +109,11 @@ def painted_lines(seen: bytearray) -> list[str]:
     model after each piece fed to it. The app sends only the cells that change
     (duckcover/app/lean_output.py), so a line of text may reach the wire in pieces around
     cells already on screen: the bytes alone do not hold it."""
-    if id(seen) not in _SCREENS:
+    entry = _SCREENS.get(id(seen))
+    if entry is None or entry[4] is not seen:  # an id is reused once its bytearray is gone
         screen = pyte.Screen(120, 40)
-        _SCREENS[id(seen)] = (screen, pyte.ByteStream(screen), [0], [])
-    screen, stream, fed, history = _SCREENS[id(seen)]
+        entry = _SCREENS[id(seen)] = (screen, pyte.ByteStream(screen), [0], [], seen)
+    screen, stream, fed, history, _ = entry
     if fed[0] < len(seen):
         stream.feed(bytes(seen[fed[0]:]))
         fed[0] = len(seen)
