@@ -134,3 +134,43 @@ async def test_a_watcher_sees_the_table_without_a_seat(server):
         await ann.press("space")  # Ann flips; the watcher sees the flip but is never asked anything
         await settle(pilots, lambda: apps[1].controller.game.turn_number >= 1 or apps[1].controller.views)
         assert apps[1].table_screen.chooser is None
+
+
+async def test_a_new_table_plays_a_variant_in_some_rounds_only_and_the_lobby_says_which(server):
+    from textual.widgets import Checkbox, Input
+
+    apps = [client(server, "ann"), client(server, "ben")]
+    async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
+        pilots = [ann, ben]
+        await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+        await ann.press("c")
+        await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
+        screen = apps[0].screen
+        screen.query_one("#variant-pressure", Checkbox).value = True  # ticked: every round
+        screen.query_one("#variant-rounds", Input).value = "competition:9"
+        await ann.press("ctrl+s")
+        await ann.pause()
+        assert type(apps[0].screen).__name__ == "CreateTableScreen"  # refused here, nothing sent
+        assert not server.tables
+        screen.query_one("#variant-rounds", Input).value = "competition:3"
+        await ann.press("ctrl+s")
+        await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
+        rules = next(iter(server.tables.values())).rules
+        assert rules.variants == {"pressure", "competition"}
+        assert dict(rules.variant_rounds) == {"competition": (3,)}
+        await settle(pilots, lambda: apps[1].lobby_tables)
+        assert apps[1].lobby_tables[0]["variants"] == ["competition:3", "pressure"]
+        row = apps[1].screen.query_one("#tables").get_row_at(0)
+        assert "competition:3, pressure" in str(row[3])
+
+
+async def test_the_server_takes_only_the_rules_options_a_new_table_has(server):
+
+    app = client(server, "ann")
+    async with app.run_test(size=SIZE) as ann:
+        await settle([ann], lambda: isinstance(app.screen, LobbyScreen))
+        app.send("create", seats=["human", "easy"], options={"splashes": [0] * 12})
+        app.send("create", seats=["human", "easy"], options={"variant_rounds": {"competition": [4]}},
+                 variants=["competition"])
+        await ann.pause(0.3)
+        assert not server.tables

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..difficulty import DIFFICULTIES as BOTS
-from ..errors import DuckError
+from ..errors import DuckError, RulesError
 from ..game import Game, Phase
 from ..i18n import t
 from ..net import protocol as p
@@ -393,17 +393,23 @@ class CreateTableScreen(Screen):
         self.app.pop_screen()
 
     def action_create(self) -> None:
-        from textual.widgets import Checkbox, Input, Select
+        from textual.widgets import Input, Select
 
-        from .screens import SETUP_VARIANTS
+        from .screens import chosen_rules
 
         seats = ["human"] + [str(self.query_one(f"#kind-{s}", Select).value) for s in range(1, self.seat_count)]
-        variants = [name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value]
-        max_by, captain = str(self.query_one("#max-by", Select).value), str(self.query_one("#captain", Select).value)
+        try:
+            rules = chosen_rules(self)
+            rules.check_players(len(seats))
+        except (RulesError, ValueError) as err:  # a bad "competition:9": said here, the screen stays
+            self.app.notify(str(err), title=t("setup.invalid"), severity="error")
+            return
+        chosen = rules.to_json()
+        options = {key: chosen[key] for key in ("max_by", "captain", "variant_rounds") if key in chosen}
         seed_text = self.query_one("#seed", Input).value.strip()
         seed = int(seed_text) if seed_text else None
         message = {"name": self.query_one("#table-name", Input).value.strip(), "seats": seats,
-                   "variants": variants, "options": {"max_by": max_by, "captain": captain}}
+                   "variants": chosen["variants"], "options": options}
         if seed is not None:
             message["seed"] = seed
         self.app.pop_screen()

@@ -113,9 +113,6 @@ class SetupScreen(Screen):
                 yield passplay.sound_row(seat)  # shown for a human seat under Madness
             yield passplay.handover_switch()  # shown once two seats are human
             yield from rule_rows()
-            with Horizontal(classes="setup-row"):  # NAME:ROUNDS, like --variant (a name here needs no tick)
-                yield Label(t("setup.variant_rounds"), classes="setup-label")
-                yield Input(placeholder=t("setup.variant_rounds_hint"), max_length=80, id="variant-rounds")
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.seed"), classes="setup-label")
                 yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
@@ -159,7 +156,7 @@ class SetupScreen(Screen):
         self.app.pop_screen()
 
     def chosen(self) -> tuple[list[SeatSpec], Rules, int | None]:
-        from textual.widgets import Checkbox, Input, Select
+        from textual.widgets import Input, Select
 
         from .setup_passplay import chosen_sound
         seats = []
@@ -170,14 +167,7 @@ class SetupScreen(Screen):
                 raise ValueError(t("setup.bad_name", number=seat + 1, problem=problem))
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
-        limited = self.query_one("#variant-rounds", Input).value.split()  # "competition:3 surprises:1,2"
-        named = {spec.partition(":")[0].strip().lower() for spec in limited}
-        ticked = [name for name in SETUP_VARIANTS if self.query_one(f"#variant-{name}", Checkbox).value]
-        rules = rules_with_variants(
-            [name for name in ticked if name not in named] + limited,
-            max_by=str(self.query_one("#max-by", Select).value),
-            captain=str(self.query_one("#captain", Select).value),
-        )
+        rules = chosen_rules(self)
         rules.check_players(len(seats))
         seed_text = self.query_one("#seed", Input).value.strip()
         return seats, rules, int(seed_text) if seed_text else None
@@ -200,7 +190,7 @@ class SetupScreen(Screen):
 def rule_rows() -> ComposeResult:
     """The rows that choose the rules (what Max moves, the Captain, the variants): the same on
     the set-up screen and on a server's new-table screen, read back by their ids."""
-    from textual.widgets import Checkbox, Label, Select
+    from textual.widgets import Checkbox, Input, Label, Select
 
     with Horizontal(classes="setup-row"):
         yield Label(t("setup.max_by"), classes="setup-label")
@@ -213,6 +203,25 @@ def rule_rows() -> ComposeResult:
     yield Label(t("setup.variants"), classes="heading")
     for name in SETUP_VARIANTS:
         yield Checkbox(t(f"variant.{name}"), id=f"variant-{name}", classes="variant")
+    with Horizontal(classes="setup-row"):  # NAME:ROUNDS, like --variant (a name here needs no tick)
+        yield Label(t("setup.variant_rounds"), classes="setup-label")
+        yield Input(placeholder=t("setup.variant_rounds_hint"), max_length=80, id="variant-rounds")
+
+
+def chosen_rules(screen) -> Rules:
+    """The rules `rule_rows` show, read back: ticked variants play every round, unless the
+    variant-rounds field names them with rounds ("competition:3 surprises:1,2").
+    ValueError or RulesError with one readable line for bad input."""
+    from textual.widgets import Checkbox, Input, Select
+
+    limited = screen.query_one("#variant-rounds", Input).value.split()
+    named = {spec.partition(":")[0].strip().lower() for spec in limited}
+    ticked = [name for name in SETUP_VARIANTS if screen.query_one(f"#variant-{name}", Checkbox).value]
+    return rules_with_variants(
+        [name for name in ticked if name not in named] + limited,
+        max_by=str(screen.query_one("#max-by", Select).value),
+        captain=str(screen.query_one("#captain", Select).value),
+    )
 
 
 def bot_choices() -> list[tuple[str, str]]:

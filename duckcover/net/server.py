@@ -118,7 +118,7 @@ class Table:
         taken = sum(1 for s in self.seats if s.name is not None)
         return {"id": self.id, "name": self.name, "seats": len(self.seats), "taken": taken,
                 "humans": humans, "bots": len(self.seats) - humans,
-                "variants": sorted(self.rules.variants), "state": self.state(),
+                "variants": variant_labels(self.rules), "state": self.state(),
                 "free": self.free_seats()}
 
     def seats_json(self) -> list[dict]:
@@ -413,6 +413,13 @@ class Table:
         client.table, client.seat = None, None
 
 
+def variant_labels(rules: Rules) -> list[str]:
+    """The variants as `--variant` writes them: `competition` plays every round, `competition:3` one."""
+    limited = dict(rules.variant_rounds)
+    return [f"{name}:{','.join(map(str, limited[name]))}" if name in limited else name
+            for name in sorted(rules.variants, key=VARIANTS.index)]
+
+
 def _flip_order(name: str) -> tuple:
     return (len(name), name)
 
@@ -599,8 +606,8 @@ class TableServer:
         if not isinstance(variants, list) or any(v not in VARIANTS or v == ARTISTS_PACK for v in variants):
             raise ValueError("unknown variant")
         options = message.get("options", {})
-        if not isinstance(options, dict):
-            raise ValueError("options must be an object")
+        if not isinstance(options, dict) or not set(options) <= {"max_by", "captain", "variant_rounds"}:
+            raise ValueError("options are max_by, captain and variant_rounds")
         try:
             rules = read_rules({"rules": {"variants": variants, **options}})
             rules.check_players(len(seats))
