@@ -65,7 +65,7 @@ def viewer(record: dict) -> ReplayApp:
 def text_of(screen: ReplayScreen) -> str:
     """Everything the viewer shows, as plain text (status, grids, turn, table, stacks)."""
     parts = [str(static.render()) for static in screen.query(Static)]
-    parts += [str(grid.render()) for grid in screen.query(GridWidget)]
+    parts += [str(grid.as_text()) for grid in screen.query(GridWidget)]
     return "\n".join(parts)
 
 
