@@ -86,27 +86,33 @@ class SeatTitle(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.parts: tuple = ()
+        self.drawn: Text | None = None  # the line for `parts` at the width it was made for
 
     def set_parts(self, name: str, who: str, captain: bool, stacks: int, now: int, total: int) -> None:
         parts = (name, who, captain, stacks, now, total)
         if parts == self.parts:
             return
-        old, self.parts = self.parts, parts
         width = self.size.width
-        if old and old[:3] == parts[:3] and self.line(old).cell_len == self.line(parts).cell_len:
-            # The same line but its numbers: repaint from the first character that differs.
-            was, now_text = self.line(old).plain, self.line(parts).plain
-            start = next((i for i, (a, b) in enumerate(zip(was, now_text)) if a != b), len(was))
+        was, self.parts = self.drawn, parts
+        self.drawn = self.line(parts, width)  # made once per change: render() shows it
+        if was is not None and was.cell_len == self.drawn.cell_len and self.drawn.cell_len <= width:
+            # The same length (the numbers changed): repaint from the first character that differs.
+            old_text, new_text = was.plain, self.drawn.plain
+            start = next((i for i, (a, b) in enumerate(zip(old_text, new_text)) if a != b), len(old_text))
             self.refresh(Region(start, 0, max(1, width - start), 1))
         else:
             self.refresh()
 
-    def render(self) -> Text:
-        return self.line(self.parts) if self.parts else Text()
+    def on_resize(self) -> None:
+        if self.parts:  # what fits depends on the width
+            self.drawn = self.line(self.parts, self.size.width)
+            self.refresh()
 
-    def line(self, parts: tuple) -> Text:
+    def render(self) -> Text:
+        return self.drawn or Text()
+
+    def line(self, parts: tuple, width: int) -> Text:
         name, who, captain, stacks, now, total = parts
-        width = self.size.width
         score = Text(" " + t("table.score", now=now, total=total))
         tail = Text()
         if captain:
