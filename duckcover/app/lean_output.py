@@ -34,8 +34,31 @@ HARMLESS = ("\x1b[?25", "\x1b[?1000", "\x1b[?1003", "\x1b[?1015", "\x1b[?1006", 
 LINE_BREAK_BEFORE_MOVE = re.compile(r"\r?\n(?=\x1b\[[0-9;]*[Hf])")
 
 
+class _Memo(dict):
+    """A bounded memo for the two pure functions below: a frame has thousands of style changes
+    between a few dozen styles, and parsing them again was a tenth of a frame's cost."""
+
+    LIMIT = 4096
+
+    def remember(self, key, value):
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_PARSED, _CHANGES = _Memo(), _Memo()
+
+
 def parse(params: str, state: State) -> State:
     """The state after `ESC[<params>m` from `state`; None if not understood."""
+    key = (params, state)
+    if key in _PARSED:
+        return _PARSED[key]
+    return _PARSED.remember(key, _parse(params, state))
+
+
+def _parse(params: str, state: State) -> State:
     codes = params.split(";") if params else ["0"]
     attrs, fg, bg = state if state is not None else (None, None, None)
     index = 0
@@ -73,6 +96,13 @@ def change(have: State, want: State) -> str:
     off by its own code), or a reset and the whole style."""
     if have == want or want is None:
         return ""
+    key = (have, want)
+    if key in _CHANGES:
+        return _CHANGES[key]
+    return _CHANGES.remember(key, _change(have, want))
+
+
+def _change(have: State, want: State) -> str:
     whole = sgr(["0", *codes_between(RESET, want)])
     if have is None:
         return whole
