@@ -129,6 +129,15 @@ class RemoteTableScreen(TableScreen):
         self.pump()
 
     # --- the flow, from the server ---------------------------------------------------
+    def later(self, callback, delay: float) -> None:
+        """With no pause, at once: the reveal and the next step's prompt then reach the guest's
+        terminal in one frame, not two a few ticks apart (over SSH each frame costs bytes and
+        time). The next step only waits for the server, so nothing here recurses."""
+        if delay <= 0:
+            callback()
+        else:
+            super().later(callback, delay)
+
     def advance(self) -> None:
         self.flip_sent = False
         super().advance()
@@ -577,6 +586,9 @@ def main() -> int:
                          save=False, stats=False)
     settings, problem = load(options.data_dir)
     i18n.set_language(os.environ.get("DUCKCOVER_LANG") or settings.lang or "en")
+    from . import freeze_imports
+
+    freeze_imports()  # as create_app does: the collector never walks Textual's own objects
     app = RemoteApp(options, socket_path, token)
     app.settings, app.settings_problem = settings, problem
     app.run()
