@@ -193,3 +193,28 @@ def test_the_textual_api_the_table_relies_on_is_there():
     assert hasattr(Screen, "active_bindings") and hasattr(Screen, "refresh_bindings")
     screen = Screen()
     assert hasattr(screen, "bindings_updated_signal")  # the KeyBar listens to it
+
+
+async def test_a_cursor_move_draws_again_only_the_rows_of_cards_it_touches(tmp_path):
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = table_of(app)
+        grid = await until_moving(pilot, table)
+        await pilot.pause()
+        drawn = []
+        real = grid._row_lines
+
+        def counted(y, size):
+            drawn.append(y)
+            return real(y, size)
+
+        grid._row_lines = counted
+        start, target = grid.cursor, grid.cycle_order()[0]
+        await pilot.press("tab")
+        await pilot.pause()
+        assert grid.cursor == target
+        assert sorted(set(drawn)) == sorted({start[1], target[1]})  # not the whole grid
+        # ... and the lines Textual is given are the grid's own text, line for line.
+        lines = [grid.render_line(y).text.rstrip() for y in range(grid.size.height)]
+        whole = [line.rstrip() for line in grid.as_text().plain.split("\n")]
+        assert lines[:len(whole)] == whole and not any(lines[len(whole):])
