@@ -152,6 +152,12 @@ def test_cards_take_the_largest_size_that_fits():
     assert fitting_size(6, 5, 48, 5).name == "line"
     assert fitting_size(7, 5, 48, 5).name == "tiny"
     assert fitting_size(6, 5, 54, 5, MARKED_SIZES).width == 9  # a marker and a gap beside 7 characters
+    # Five columns of an opponent's at 80x24 (26 x 4): the family and the number, no card cut in two.
+    assert fitting_size(5, 3, 26, 4).name == "micro"
+    assert line_text(CARDS[1][12], 5, 1, "●", 3) == "B12"
+    # More rows than lines: every column still shows, in the largest one-line size that fits.
+    assert fitting_size(4, 3, 34, 2).name == "line"
+    assert fitting_size(9, 3, 26, 2).name == "micro"  # nothing fits: the smallest
 
 
 def test_the_cursor_moves_among_legal_cells_only():

@@ -57,19 +57,25 @@ MEDIUM = CardSize("medium", 9, 4)
 SMALL = CardSize("small", 7, 3)
 LINE = CardSize("line", 8, 1)  # a gap (or a marker) and 7 characters
 TINY = CardSize("tiny", 6, 1)
-SIZES = (LARGE, MEDIUM, SMALL, LINE, TINY)  # largest first
+# The last resort, for a wide grid in a narrow region (five columns of an opponent's at 80x24):
+# the family and the number only (`B12`); the seat's title still gives the score.
+MICRO = CardSize("micro", 4, 1)
+SIZES = (LARGE, MEDIUM, SMALL, LINE, TINY, MICRO)  # largest first
 # A grid with marks needs its marker column AND a gap, or a marked cell runs into the next.
 MARKED_LINE = CardSize("line", 9, 1)
 MARKED_TINY = CardSize("tiny", 7, 1)
-MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_TINY)
+MARKED_MICRO = CardSize("micro", 5, 1)
+MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_TINY, MARKED_MICRO)
 
 
 def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES) -> CardSize:
-    """The largest card size that shows `columns` x `rows` cells in width x height."""
+    """The largest card size that shows `columns` x `rows` cells in width x height. When none
+    shows every row, the largest one-line size that shows every column (the rows below are cut,
+    never a card in two); when none does that either, the smallest."""
     for size in sizes:
         if columns * size.width <= width and rows * size.height <= height:
             return size
-    return sizes[-1]
+    return next((size for size in sizes if size.height == 1 and columns * size.width <= width), sizes[-1])
 
 
 def family_letter(family: int) -> str:
