@@ -218,3 +218,16 @@ async def test_a_cursor_move_draws_again_only_the_rows_of_cards_it_touches(tmp_p
         lines = [grid.render_line(y).text.rstrip() for y in range(grid.size.height)]
         whole = [line.rstrip() for line in grid.as_text().plain.split("\n")]
         assert lines[:len(whole)] == whole and not any(lines[len(whole):])
+
+
+@pytest.mark.parametrize("size", [(120, 34), (120, 40), (110, 34)])
+async def test_every_opponent_shows_every_row_of_cards_with_seven_players(tmp_path, size):
+    app = create_app(options(tmp_path, bots=6))
+    async with app.run_test(size=size) as pilot:
+        table = table_of(app)
+        await settle(pilot)
+        grids = [g for g in table.query(GridWidget) if g.id != "own-grid"]
+        assert len(grids) == 6
+        for grid in grids:
+            _, y0, _, y1 = grid.bounds()
+            assert (y1 - y0 + 1) * grid.card_size().height <= grid.size.height, grid.seat

@@ -306,6 +306,10 @@ class TableScreen(Screen):
         else:
             opponents.styles.grid_size_columns = 1
             opponents.styles.height = "100%"
+        # A column of boxed panels needs 6 lines each (edges, title, three rows of cards): six
+        # opponents at 34 lines would lose a row of cards, so their panels lose their edges.
+        tight = not self.is_small() and (self.app.size.height - 2) < 6 * count
+        opponents.set_class(tight, "-tight")
 
     # --- drawing ------------------------------------------------------------------------
     def refresh_table(self) -> None:
