@@ -160,7 +160,7 @@ async def test_madness_sounds_in_the_log_the_record_the_resume_and_the_replay(tm
     record = loads(unfinished_paths(tmp_path)[0].read_text())
     assert read_sounds(record) == [p["sound"] for p in sounds]
     timeline = build_timeline(record)
-    assert quack_word(timeline, 0) == "Moo" and quack_word(timeline, 1) == "Honk"
+    assert quack_word(timeline, 0, timeline.rules) == "Moo" and quack_word(timeline, 1, timeline.rules) == "Honk"
 
     resumed = create_app(AppOptions(resume=True, speed="instant", lang="en", data_dir=tmp_path, stats=False,
                                     save=False, handover=False))

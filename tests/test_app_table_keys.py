@@ -231,3 +231,23 @@ async def test_every_opponent_shows_every_row_of_cards_with_seven_players(tmp_pa
         for grid in grids:
             _, y0, _, y1 = grid.bounds()
             assert (y1 - y0 + 1) * grid.card_size().height <= grid.size.height, grid.seat
+
+
+async def test_the_table_shows_the_rules_of_the_round_when_a_variant_skips_it(tmp_path):
+    """Competition in round 3 only: round 1 scores splashes, and the header does not name it."""
+    from duckcover.app.screens import card_values
+    from duckcover.app.table import SeatTitle
+    from duckcover.rules import rules_with_variants
+
+    rules = rules_with_variants(["competition:3"])
+    app = create_app(options(tmp_path, rules=rules))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = table_of(app)
+        await settle(pilot)
+        assert "Competition" not in table.status_text().plain
+        titles = [title.drawn.plain for title in table.query(SeatTitle)]
+        assert titles and all("30 now" in title for title in titles)  # splashes 0-5 sum to 30; numbers to 78
+        values = card_values(app.controller, 0, 0)
+        assert "12(5)" in values  # a 12 scores its five splashes in round 1
+        rules3 = app.controller.game.rules.for_round(2)
+        assert rules3.value(12) == 12 and app.controller.game.round_rules.value(12) == 5

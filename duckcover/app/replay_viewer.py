@@ -126,7 +126,7 @@ def flip_line(timeline: Timeline, step: Step) -> str:
         return t("replay.deal", round=step.round_index + 1, name=shown(names[step.captain], NAME_MAX))
     card = " + ".join(flip_word(code) for code in turn.flips)
     call = turn.call
-    if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.has(TWO_FLIPS):
+    if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.for_round(step.round_index).has(TWO_FLIPS):
         card = t("replay.repeat_of", card=card, call=flip_word(call.options[0]))
     return t("replay.flip", turn=step.turn_no, name=shown(names[step.captain], NAME_MAX), card=card)
 
@@ -137,6 +137,7 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
     if turn is None:
         return []
     names, n = timeline.names, len(timeline.names)
+    rules = timeline.rules.for_round(step.round_index)  # a variant may play some rounds only
     if turn.call.kind == "dead":
         return [t("replay.repeat_dead")]
     lines = []
@@ -150,16 +151,16 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
             lines.append(move_words(names[seat], step.before[seat], move, placing, word))
         else:
             # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
-            quacks = not (placing or timeline.rules.has(TWO_FLIPS) or MAX in turn.call.options)
-            lines.append(idle_words(names[seat], quack_word(timeline, seat) if quacks else None))
+            quacks = not (placing or rules.has(TWO_FLIPS) or MAX in turn.call.options)
+            lines.append(idle_words(names[seat], quack_word(timeline, seat, rules) if quacks else None))
     if turn.discarded:
-        lines.append(discard_words(len(step.discard), timeline.rules.discard_limit(n)))
+        lines.append(discard_words(len(step.discard), rules.discard_limit(n)))
     return lines
 
 
-def quack_word(timeline: Timeline, seat: int) -> str:
-    """Madness: each seat its animal sound (as at the table), else Quack."""
-    return sound_of(timeline.sounds, timeline.rules, seat)  # the record's own words, if it has them
+def quack_word(timeline: Timeline, seat: int, rules) -> str:
+    """Madness (in this round's `rules`): each seat its animal sound (as at the table), else Quack."""
+    return sound_of(timeline.sounds, rules, seat)  # the record's own words, if it has them
 
 
 def end_lines(timeline: Timeline, step: Step) -> list[str]:
@@ -370,7 +371,7 @@ class ReplayScreen(Screen):
         return text
 
     def table_text(self, step: Step) -> Text:
-        rules, n = self.timeline.rules, len(self.timeline.names)
+        rules, n = self.timeline.rules.for_round(step.round_index), len(self.timeline.names)
         text = Text()
         text.append(t("replay.pile", card=flip_word(step.pile[-1]) if step.pile else "-") + "\n")
         text.append(t("replay.draw", count=step.draw_size) + "\n")

@@ -330,7 +330,7 @@ def ascii_widgets(screen: Screen) -> None:
 
 def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
     grids, _, _ = ctl.game.table(round_index)
-    rules = ctl.game.rules
+    rules = ctl.game.rules.for_round(round_index)  # Competition may score that round only
     stacks = sorted(grids[seat].items(), key=lambda item: (item[0][1], item[0][0]))
     return " ".join(f"{stack[-1].number}({rules.value(stack[-1].number)})" for _, stack in stacks)
 

@@ -327,7 +327,7 @@ class TableScreen(Screen):
             spec = self.ctl.seats[seat]
             panel.title.set_parts(self.seat_name(seat), shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human"),
                                   seat == game.captain, len(grid),
-                                  sum(game.rules.value(stack[-1].number) for stack in grid.values()),
+                                  sum(game.round_rules.value(stack[-1].number) for stack in grid.values()),
                                   game.totals[seat])
             if panel.has_class("-captain") != (seat == game.captain):
                 panel.set_class(seat == game.captain, "-captain")
@@ -370,12 +370,12 @@ class TableScreen(Screen):
         text.append("  " + t("table.round", round=game.round_index + 1, rounds=game.rules.rounds()))
         text.append("  " + t("table.flip_no", turn=game.turn_number + (1 if game.phase in CHOOSING else 0)))
         text.append("  " + t("table.captain_is", name=self.seat_name(game.captain)))
-        variants = sorted(game.rules.variants)
+        variants = sorted(game.round_rules.variants)  # this round's: a variant may skip some rounds
         if variants:
             text.append("  [" + ", ".join(variant_label(v) for v in variants) + "]", style="dim")
         if small:  # the count that ends the round first: it is never cut off
             pile, discard = game.pile, game.discard
-            limit = game.rules.discard_limit(game.n)
+            limit = game.round_rules.discard_limit(game.n)
             text.append("\n")
             if limit is not None:
                 text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + " | ",
@@ -405,7 +405,7 @@ class TableScreen(Screen):
     def heap_faces(self) -> tuple[tuple[str, str, str], ...]:
         game = self.ctl.game
         pile, discard = game.pile, game.discard
-        limit = game.rules.discard_limit(game.n)
+        limit = game.round_rules.discard_limit(game.n)
         count = f"{len(discard)}/{limit}" if limit is not None else str(len(discard))
         return ((t("table.call"), self.call_label(), ""),
                 (t("table.pile_short"), flip_word(pile[-1]) if pile else "", str(len(pile)) if pile else ""),
@@ -415,7 +415,7 @@ class TableScreen(Screen):
         game = self.ctl.game
         text = Text()
         discard = game.discard
-        limit = game.rules.discard_limit(game.n)
+        limit = game.round_rules.discard_limit(game.n)
         if limit is not None:  # first: what ends the round is never cut off
             text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + "\n",
                         style="bold")
