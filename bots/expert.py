@@ -44,8 +44,8 @@ MAX_DUCKS = 4  # ducks kept for the search (see shortlist); None keeps them all
 # (below) gets the time back by stopping clear decisions early. Measured 2026-12-01, arena 2 v 2
 # against the simulator version with successive halving (duplicate deals, every seating; points
 # per game against the field, lower is better): 50 deals (seed 11) -0.35, 95% CI [-1.16, +0.45];
-# 100 more deals (seed 23) +0.46 [-0.03, +0.95]; the 150 pooled +0.19 [-0.24, +0.61], no
-# difference either way. Decision p50 (benchmarks/bots.py) 18.0 ms against the simulator's
+# 100 more deals (seed 23) +0.46 [-0.03, +0.95]; 100 more (seed 37) -0.33 [-0.79, +0.13]; the
+# 250 pooled -0.02 [-0.33, +0.29], no difference either way. Decision p50 (benchmarks/bots.py) 18.0 ms against the simulator's
 # 16.1 ms, 1.12x. With MIN_SAMPLES 16: -0.32 [-1.01, +0.37] on the first 50, but 1.45x.
 DEFAULT_BUDGET = 500
 BATCH = 8  # samples per live move between two looks at the race
