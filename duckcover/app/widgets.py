@@ -425,10 +425,10 @@ class GridWidget(Widget):
         time one of its lines is asked for. The shape is worked out once per refresh: the
         widget's style and size cost a walk up the DOM each."""
         drawn = self.__dict__.get("_drawn")
-        if drawn is None:
+        if drawn is None or drawn["outer"] != self.outer_size:  # (a resize draws before on_resize runs)
             x0, y0, x1, y1 = self.bounds()
-            drawn = self._drawn = {"shape": (y0, y1, self.card_size(), self.origin_offset()[1],
-                                             self.size.width, self.rich_style)}
+            drawn = self._drawn = {"outer": self.outer_size, "shape": (
+                y0, y1, self.card_size(), self.origin_offset()[1], self.size.width, self.rich_style)}
         y0, y1, size, oy, width, base = drawn["shape"]
         row, part = divmod(y - oy, size.height)
         if y < oy or row > y1 - y0:
@@ -552,9 +552,9 @@ class TableLog(Widget):
 
     def render_line(self, y: int) -> Strip:
         shape = self.__dict__.get("_shape")
-        if shape is None:
-            shape = self._shape = (self.rich_style, self.size.width)
-        base, width = shape
+        if shape is None or shape[0] != self.outer_size:
+            shape = self._shape = (self.outer_size, self.rich_style, self.size.width)
+        _, base, width = shape
         index = self.top + y
         if index >= len(self.wrapped):
             return Strip.blank(width, base)
