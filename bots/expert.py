@@ -251,7 +251,7 @@ class ExpertBot(Bot):
         # An optional wall-clock limit (the app may set one) cuts the search short; without it
         # the work depends on the budget alone, so a seed replays the same decision anywhere.
         deadline = time.perf_counter() + 0.8 * self.time_limit if self.time_limit else None
-        while len(alive) > 1 and done < budget:
+        while (len(alive) > 1 or (ranked and not done)) and done < budget:  # advice has an estimate
             batch = min(BATCH, budget - done)
             if rollouts:  # keep within the work cap, measured in simulated moves so far
                 per_rollout = max(1.0, sim.steps / rollouts)
