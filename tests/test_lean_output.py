@@ -110,14 +110,17 @@ def test_other_sequences_go_out_as_written_with_the_state_textual_meant():
     assert lean.endswith("\x1b[0mC")  # after an SGR it cannot follow, a whole reset
 
 
+class Recorder:
+    """A driver stand-in that keeps what it is given to write."""
+
+    def __init__(self):
+        self.written = []
+
+    def write(self, data):
+        self.written.append(data)
+
+
 def test_the_driver_class_writes_through_the_stream():
-    class Recorder:
-        def __init__(self):
-            self.written = []
-
-        def write(self, data):
-            self.written.append(data)
-
     driver = lean_driver(Recorder)()
     driver.write("\x1b[48;5;1mA\x1b[0m\x1b[48;5;1mB\x1b[0m")
     assert driver.written == ["\x1b[48;5;1mAB\x1b[0m"]
@@ -184,13 +187,6 @@ def test_a_control_character_that_may_move_the_cursor_makes_it_forget_the_screen
 
 
 def test_the_driver_forgets_the_screen_when_told_the_terminal_was_resized():
-    class Recorder:
-        def __init__(self):
-            self.written = []
-
-        def write(self, data):
-            self.written.append(data)
-
     driver = lean_driver(Recorder)()
     frame = "\x1b[1;1H\x1b[48;5;1mDuck\x1b[0m"
     driver.write(frame)

@@ -149,6 +149,20 @@ async def game_session(conn, size=(100, 32)):
     return await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
 
 
+async def ann_opens_a_table_and_ben_joins(a, b) -> tuple[bytearray, bytearray]:
+    """By keys: Ann creates a table with the default seats, Ben's lobby lists it, he joins.
+    What each terminal was sent so far."""
+    seen_a, seen_b = bytearray(), bytearray()
+    await read_until(a.stdout, b"Tables on this server", seen_a)
+    a.stdin.write(b"c")
+    await read_until(a.stdout, b"A new table", seen_a)
+    a.stdin.write(b"\x13")
+    await read_until(a.stdout, b"waiting for players", seen_a)
+    await read_until(b.stdout, b"ann's table", seen_b)  # Ben's lobby lists the table
+    b.stdin.write(b"j")
+    return seen_a, seen_b
+
+
 # Synchronized output (DEC mode 2026): a terminal that has it (most do today) is sent every frame
 # between these two, and shows it at the second; Textual asks at start and uses it if told yes.
 SYNC_START, SYNC_END, SYNC_SUPPORTED = b"\x1b[?2026h", b"\x1b[?2026l", b"\x1b[?2026;2$y"
@@ -296,14 +310,7 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
     try:
         async with await connect(port, user="ann") as ann, await connect(port, user="ben") as ben:
             a, b = await game_session(ann), await game_session(ben)
-            seen_a, seen_b = bytearray(), bytearray()
-            await read_until(a.stdout, b"Tables on this server", seen_a)
-            a.stdin.write(b"c")
-            await read_until(a.stdout, b"A new table", seen_a)
-            a.stdin.write(b"\x13")
-            await read_until(a.stdout, b"waiting for players", seen_a)
-            await read_until(b.stdout, b"ann's table", seen_b)  # Ben's lobby lists the table
-            b.stdin.write(b"j")
+            seen_a, seen_b = await ann_opens_a_table_and_ben_joins(a, b)
             await read_until(b.stdout, b"Round 1 begins", seen_b)
             await read_until(a.stdout, b"press Space", seen_a)
             tables = tmp_path / "serve" / "tables"
@@ -442,14 +449,7 @@ async def test_a_returning_player_is_known_by_her_key_not_her_name_alone(tmp_pat
         async with await connect(port, user="ben") as ben:
             async with await connect(port, user="ann", client_keys=[key_a]) as ann:
                 a, b = await game_session(ann), await game_session(ben)
-                seen_a, seen_b = bytearray(), bytearray()
-                await read_until(a.stdout, b"Tables on this server", seen_a)
-                a.stdin.write(b"c")
-                await read_until(a.stdout, b"A new table", seen_a)
-                a.stdin.write(b"\x13")
-                await read_until(a.stdout, b"waiting for players", seen_a)
-                await read_until(b.stdout, b"ann's table", seen_b)
-                b.stdin.write(b"j")
+                seen_a, seen_b = await ann_opens_a_table_and_ben_joins(a, b)
                 await read_until(a.stdout, b"press Space", seen_a)
                 ann.abort()  # Ann's connection dies: her seat is held for her
             await read_until(b.stdout, b"ann disconnected", seen_b)

@@ -129,16 +129,6 @@ class RemoteTableScreen(TableScreen):
         self.pump()
 
     # --- the flow, from the server ---------------------------------------------------
-    def later(self, callback, delay: float) -> None:
-        """With no pause in the middle of a round, at once: the reveal and the next flip's prompt
-        then reach the guest's terminal in one frame, not two a few ticks apart (over SSH each
-        frame costs bytes and time). The next step only waits for the server, so nothing here
-        recurses. A round's end keeps its own turn of the loop: the scorepad waits for it."""
-        if delay <= 0 and self.ctl.game.phase is Phase.FLIP:
-            callback()
-        else:
-            super().later(callback, delay)
-
     def advance(self) -> None:
         self.flip_sent = False
         super().advance()
