@@ -7,6 +7,7 @@ cursor there.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections import deque
 from collections.abc import Callable
 
@@ -104,17 +105,37 @@ def progress(app) -> tuple:
     return (id(app.screen), game.round_index, game.turn_number, game.phase, table.token, table.chooser, table.stage)
 
 
+def _described(condition: Callable[[], bool]) -> str:
+    """The condition's own source line (a lambda says what it waits for), or its name."""
+    try:
+        return inspect.getsource(condition).strip()
+    except (OSError, TypeError):
+        return getattr(condition, "__qualname__", repr(condition))
+
+
+class NeverSettled(AssertionError):
+    """`settle` waited its whole limit and the condition never held."""
+
+
 async def settle(pilot, until: Callable[[], bool] | None = None, limit: int = 2000) -> bool:
-    """Let messages, timers and bot workers run until `until()` holds."""
-    until = until or (lambda: needs_human(pilot.app))
+    """Let messages, timers and bot workers run until `until()` holds; raise if it never does.
+
+    Raising (not returning False) means no caller can forget to check: a test that waited for a
+    screen that never came fails there, naming what it waited for and what it found.
+    """
+    condition = until or (lambda: needs_human(pilot.app))
     for _ in range(limit):
         # Cheap polling: a full pilot.pause() waits for the CPU to idle, costly per check.
         await asyncio.sleep(0.002)
-        if until():
+        if condition():
             await wait_for_screen(pilot)
-            if until():
+            if condition():
                 return True
-    return until()
+    if condition():
+        return True
+    waited = _described(until) if until else "a human's turn"
+    raise NeverSettled(f"settle: {limit} polls and still waiting for {waited}; "
+                       f"the screen is {type(pilot.app.screen).__name__}")
 
 
 async def step(pilot, strategy: Strategy = first_choice) -> str:

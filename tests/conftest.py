@@ -62,3 +62,17 @@ def published_defaults(tmp_path_factory, monkeypatch):
     set_language(DEFAULT)
     yield
     default_splashes.cache_clear()
+
+
+# Two tiers. `fast` (engine, records, codecs, units; under a minute): run it on every change with
+# `pytest -m fast`. `keys` (whole games by keys, the app, SSH sessions, snapshots) is the rest.
+# The README's command runs both, on every core (pytest-xdist). A module joins the keys tier by
+# its name, so a new app or server test file lands there without a list to keep.
+KEYS_TIER = ("test_app_", "test_serve_", "_app", "snapshot", "test_lean_output", "textual")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.path.stem
+        tier = "keys" if any(part in module for part in KEYS_TIER) else "fast"
+        item.add_marker(getattr(pytest.mark, tier))

@@ -10,19 +10,23 @@ def parse(*argv):
 
 
 @pytest.mark.parametrize(
-    "argv",
+    "argv, says",
     [
-        ["--bots", "0"], ["--bots", "7"], ["--bots", "many"], ["--speed", "warp"], ["--lang", "xx"],
-        ["--seed", "abc"], ["--variant", "chaos"], ["--max-by", "colour"],
-        ["--bots", "2", "--variant", "low-blows", "--variant", "two-flips"],
-        ["--bots", "6", "--variant", "cooperative"], ["--bots", "2", "--difficulty", "no-such-bot"],
+        (["--bots", "0"], "--bots takes 1-6"), (["--bots", "7"], "not 7"), (["--bots", "many"], "not 'many'"),
+        (["--speed", "warp"], "invalid choice: 'warp'"), (["--lang", "xx"], "invalid choice: 'xx'"),
+        (["--seed", "abc"], "--seed takes a whole number"), (["--variant", "chaos"], "unknown variant 'chaos'"),
+        (["--max-by", "colour"], "invalid choice: 'colour'"),
+        (["--bots", "2", "--variant", "low-blows", "--variant", "two-flips"], "cannot be combined"),
+        (["--bots", "6", "--variant", "cooperative"], "cooperative variant takes 2-5 players"),
+        (["--bots", "2", "--difficulty", "no-such-bot"], "unknown bot 'no-such-bot'"),
     ],
 )
-def test_bad_options_are_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch):
+def test_bad_options_are_one_line_and_exit_2(argv, says, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("duckcover: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert says in err
 
 
 def test_resume_without_a_saved_game_is_refused(capsys, tmp_path, monkeypatch):
@@ -72,14 +76,22 @@ def test_humans_and_bots_make_a_pass_and_play_table():
     assert len(set(names)) == 4
 
 
-@pytest.mark.parametrize("argv", [["--humans", "Ann"], ["--humans", "Ann,,Ben"], ["--humans", "Ann,ann"],
-                                  ["--humans", "A,B,C", "--bots", "5"], ["--humans", "A,B", "--watch"],
-                                  ["--humans", "A,B", "--name", "C"]])
-def test_bad_humans_are_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("argv, says", [
+    (["--humans", "Ann"], "players, not 1"),
+    (["--humans", "Ann,,Ben"], "names separated by commas"),
+    (["--humans", "Ann,ann"], "every player needs a different name"),
+    (["--humans", "A,B,C", "--bots", "5"], "not 8 (--humans plus --bots)"),
+    (["--humans", "A,B", "--watch"], "--humans and --watch do not go together"),
+    (["--humans", "A,B", "--name", "C"], "drop --name"),
+])
+def test_bad_humans_are_one_line_and_exit_2(argv, says, capsys, tmp_path, monkeypatch):
+    # The message is checked, not only the status: under pytest standard output is no terminal,
+    # so `play` would exit 2 for that reason alone.
     monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
     assert cli.main(["play", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("duckcover: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert says in err
 
 
 def test_play_refuses_a_standard_output_that_is_not_a_terminal(capsys, tmp_path, monkeypatch):

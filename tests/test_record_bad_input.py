@@ -77,6 +77,7 @@ def test_unreadable_files_are_refused(tmp_path, raw):
 def test_missing_file_is_refused_in_one_line(tmp_path):
     result = run_replay(tmp_path / "nope.json", "--json")
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"{tmp_path / 'nope.json'}: ")
 
 
 def test_missing_field_players_is_refused(tmp_path):

@@ -147,13 +147,18 @@ def test_play_takes_variant_name_colon_rounds():
     assert rule_set.variant_rounds == ((COMPETITION, (3,)), (SURPRISES, (1, 2)))
 
 
-@pytest.mark.parametrize("spec", ["competition:4", "competition:x", "pressure:1", "low-blows", "artists-pack"])
-def test_play_refuses_bad_variant_rounds_in_one_line(spec, capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("spec, says", [
+    ("competition:4", "rounds must be numbers from 1 to 3"), ("competition:x", "rounds are numbers separated"),
+    ("pressure:1", "its rounds must include 3"), ("low-blows", "cannot be combined"),
+    ("artists-pack", "the artists-pack variant is for 8-9 players"),
+])
+def test_play_refuses_bad_variant_rounds_in_one_line(spec, says, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
     extra = ["--variant", "two-flips"] if spec == "low-blows" else []
     assert cli.main(["play", "--bots", "2", "--variant", spec, *extra]) == 2
     err = capsys.readouterr().err
     assert err.startswith("duckcover: ") and err.count("\n") == 1
+    assert says in err
 
 
 def test_low_blows_and_two_flips_in_different_rounds_are_accepted_on_the_command_line():
