@@ -13,7 +13,8 @@ way a terminal or an SSH session starts it, and read back byte by byte:
   the last byte of the screen's answer (median), and the bytes that answer took (median).
   Goal: <= 600 bytes per cursor key press.
 - a whole `play --watch --bots 4 --seed 3 --speed instant` game: bytes until Game over.
-  Goal: <= 150 KiB.
+  Goal: <= 150 KiB. Then the same game with DUCKCOVER_LEAN_OUTPUT=0 (Textual's own output): the
+  lean output's saving is printed, and the script fails if it falls below LEAN_SAVING_GUARD.
 - a mouse sweep across your own grid (SGR mouse-motion reports, no button): bytes written.
   Nothing changes on hover, so goal: <= 2 KB. The grid's place on screen is taken from the same
   table laid out headless at the same size.
@@ -116,6 +117,11 @@ class Terminal:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         os.close(self.master)
+
+
+# Half the saving measured when the guard was set (2026-12-01: 76%, 345 KB -> 82 KB): below
+# that, something took the lean output's work away, and the benchmark fails (exit status 1).
+LEAN_SAVING_GUARD = 0.38
 
 
 def duckcover_command() -> list[str]:
@@ -285,7 +291,14 @@ def main() -> None:
         watch = watch_game(env)
         print(f"whole `play --watch --bots 4 --seed 3 --speed instant` game: {watch:,} bytes "
               f"= {watch / 1024:.0f} KiB (goal <= 150 KiB)")
+        plain = watch_game({**env, "DUCKCOVER_LEAN_OUTPUT": "0"})
+        saving = 1 - watch / plain
+        print(f"the same game with Textual's own output (DUCKCOVER_LEAN_OUTPUT=0): {plain:,} bytes; "
+              f"the lean output saves {saving:.0%} (guard: at least {LEAN_SAVING_GUARD:.0%})")
     print(f"launch_ratio={ours_s / bare_s:.2f}")
+    if saving < LEAN_SAVING_GUARD:
+        sys.exit(f"the lean output saves only {saving:.0%} of a watched game's bytes: a Textual change "
+                 f"or ours took most of it away (see duckcover/app/lean_output.py)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The Textual app: screens around one TurnController, saving after every turn."""
 from __future__ import annotations
 
+import os
+
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -47,11 +49,12 @@ class DuckCoverApp(PlainKeys, App):
 
     def get_driver_class(self):
         """The terminal's driver, sending only the colour changes (see lean_output); a driver
-        named in the environment (a web terminal...) is left as it is."""
+        named in the environment (a web terminal...) is left as it is, and so is Textual's own
+        output when DUCKCOVER_LEAN_OUTPUT=0 (to compare, or to rule the layer out of a bug)."""
         from textual import constants
 
         base = super().get_driver_class()
-        if constants.DRIVER is not None:
+        if constants.DRIVER is not None or os.environ.get("DUCKCOVER_LEAN_OUTPUT") == "0":
             return base
         from .lean_output import lean_driver
 
