@@ -164,8 +164,19 @@ def _map(function, items: list, jobs: int) -> Iterator:
         return
     import multiprocessing
 
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+    from .confine import private_paths
+
+    # Spawned workers start bots too: they guard themselves as this process did (confine.available).
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items)), _guard_worker, (private_paths(),)) as pool:
         yield from pool.imap(function, items)  # imap keeps the input order
+
+
+def _guard_worker(private: list[str]) -> None:
+    from .confine import keep_private, protect_game_process
+
+    protect_game_process()
+    for path in private:
+        keep_private(path)
 
 
 # --- the table ------------------------------------------------------------------------------------
