@@ -254,7 +254,22 @@ def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
         "hard_limit": config.hard_limit,
         "trusted": config.trusted,
         "bots": [row.to_json(results, players) for row in rows(config.specs)],
+        "protections": protections_report(config),
     }
+
+
+def protections_report(config: ArenaConfig) -> dict:
+    """How the result was obtained: which bots ran in a process of their own and which of the
+    kernel's walls stood around them (duckcover.confine); the others ran in the arena's process."""
+    from .confine import available
+
+    confined = list(dict.fromkeys(spec for spec in config.specs if not config.in_process(spec)))
+    report = {"confined_bots": confined, **available().to_json()}
+    if not confined:
+        why = "--trusted" if config.trusted else "all built in"
+        report["summary"] = f"every bot ran in the arena's own process ({why}): no bot was confined"
+        report["warnings"] = ["trusted bots can read the deal and your files"] if config.trusted else []
+    return report
 
 
 def _round(value: float) -> float | None:

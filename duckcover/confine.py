@@ -13,7 +13,7 @@ process, before it imports the bot, puts itself behind:
     or clone without CLONE_THREAD (threads stay; clone3 answers ENOSYS so libc falls back to
     clone, where the flags can be read); no socket() (unix sockets by path are outside
     Landlock's reach), no io_uring (its operations pass by seccomp); signals only to itself;
-    no unshare/setns.
+    no unshare/setns. Each of those kills the process (SIGSYS): the Referee names the bot.
 The game process makes itself non-dumpable (`protect_game_process`) before any bot starts,
 so no process of the same user reads its memory, descriptors or environment through /proc.
 
@@ -351,24 +351,25 @@ def _grant(ruleset: int, path: str, rights: int) -> None:
 
 
 def seccomp_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]]:
-    """The filter as BPF instructions (code, jt, jf, k) for `machine`; signals may go to `own_pid` only."""
+    """The filter as BPF instructions (code, jt, jf, k) for `machine`. A forbidden call kills the
+    process (SIGSYS), so the Referee names the offender; signals may go to `own_pid` only."""
     nr = SYSCALLS[machine]
-    errno_of = lambda code: RET_ERRNO | code  # noqa: E731
-    program = [(BPF_LD_W_ABS, 0, 0, DATA_ARCH), (BPF_JEQ, 1, 0, nr["arch"]), (BPF_RET, 0, 0, RET_KILL_PROCESS),
-               (BPF_LD_W_ABS, 0, 0, DATA_NR)]
+    kill = (BPF_RET, 0, 0, RET_KILL_PROCESS)
+    program = [(BPF_LD_W_ABS, 0, 0, DATA_ARCH), (BPF_JEQ, 1, 0, nr["arch"]), kill, (BPF_LD_W_ABS, 0, 0, DATA_NR)]
     if machine == "x86_64":  # the x32 ABI's numbers would pass every check below
-        program += [(BPF_JGE, 0, 1, X32_SYSCALL_BIT), (BPF_RET, 0, 0, RET_KILL_PROCESS)]
+        program += [(BPF_JGE, 0, 1, X32_SYSCALL_BIT), kill]
     for name in DENIED:
         if nr[name] is not None:
-            program += [(BPF_JEQ, 0, 1, nr[name]), (BPF_RET, 0, 0, errno_of(errno.EPERM))]
-    program += [(BPF_JEQ, 0, 1, nr["clone3"]), (BPF_RET, 0, 0, errno_of(errno.ENOSYS))]
+            program += [(BPF_JEQ, 0, 1, nr[name]), kill]
+    # clone3: its flags are behind a pointer a filter cannot read; ENOSYS makes libc use clone
+    program += [(BPF_JEQ, 0, 1, nr["clone3"]), (BPF_RET, 0, 0, RET_ERRNO | errno.ENOSYS)]
     # clone: only with CLONE_THREAD (a thread of this process, never a new one)
     program += [(BPF_JEQ, 0, 4, nr["clone"]), (BPF_LD_W_ABS, 0, 0, DATA_ARG0), (BPF_JSET, 1, 0, CLONE_THREAD),
-                (BPF_RET, 0, 0, errno_of(errno.EPERM)), (BPF_RET, 0, 0, RET_ALLOW)]
+                kill, (BPF_RET, 0, 0, RET_ALLOW)]
     # kill and tgkill: to this process only (not the game, not a process group, not -1)
     for name in ("kill", "tgkill"):
         program += [(BPF_JEQ, 0, 4, nr[name]), (BPF_LD_W_ABS, 0, 0, DATA_ARG0), (BPF_JEQ, 1, 0, own_pid),
-                    (BPF_RET, 0, 0, errno_of(errno.EPERM)), (BPF_RET, 0, 0, RET_ALLOW)]
+                    kill, (BPF_RET, 0, 0, RET_ALLOW)]
     program.append((BPF_RET, 0, 0, RET_ALLOW))
     return program
 

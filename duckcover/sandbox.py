@@ -519,6 +519,8 @@ class BotProcess:
             return f"{what}"
         if status < 0:
             name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
+            if name == "SIGSYS":  # duckcover.confine's seccomp filter
+                return f"its process {what} (killed by SIGSYS: a forbidden system call)"
             return f"its process {what} (killed by {name})"
         return f"its process {what} (exit status {status})"
 
