@@ -27,13 +27,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from duckcover.confine import WALLS, Protections, available, keep_private, landlock_abi, seccomp_available
+from duckcover.confine import (WALLS, Protections, available, keep_private, landlock_abi, readable_paths,
+                               seccomp_available)
 from duckcover.harness import play_game
 from duckcover.plugins import resolve_bot
 from duckcover.record import replay, to_record
 from duckcover.safety import PassiveBot, Referee
 from duckcover.sandbox import BotProcess
+
+from helpers import examples
 
 LIMIT = 0.3  # seconds: the hostile seat's cut-off
 HONEST_LIMIT = 30.0
@@ -489,3 +494,43 @@ def test_the_game_process_is_not_dumpable_once_a_bot_can_start(tmp_path):
     assert available().game_undumpable
     assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE: 0
     assert "\nSeccomp:\t0" in Path("/proc/self/status").read_text()  # the game itself is never filtered
+
+
+# --- what a bot may read, as a property ------------------------------------------------------------
+FOLDERS = ["a", "a/b", "a/b/c", "a/d", "e", "e/f", "a/b/c/g"]
+
+
+@settings(max_examples=examples(60))
+@given(granted=st.lists(st.sampled_from(FOLDERS), max_size=5), private=st.lists(st.sampled_from(FOLDERS), max_size=3),
+       bot=st.sampled_from(FOLDERS))
+def test_no_granted_path_holds_a_private_one(tmp_path_factory, granted, private, bot):
+    """Whatever sys.path and the bot's folder name, a grant never covers a private directory
+    (a folder that holds it would), and the bot's own file is always readable."""
+    root = tmp_path_factory.getbasetemp() / "tree"
+    for folder in FOLDERS:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    bot_file = root / bot / "bot.py"
+    bot_file.touch()
+    kept = readable_paths([str(root / g) for g in granted] + [""], [str(bot_file), str(bot_file.parent)],
+                          [str(root / p) for p in private])
+    secrets = [(root / p).resolve() for p in private]
+    for path in map(Path, kept):
+        assert not any(path == s or path in s.parents for s in secrets), (path, private)
+    assert str(bot_file.resolve()) in kept
+    assert "" not in kept and all(Path(p).is_absolute() for p in kept)
+
+
+def test_an_arena_result_always_says_how_it_was_obtained(tmp_path):
+    from duckcover.arena import ArenaConfig, protections_report
+
+    bot = tmp_path / "mine.py"
+    bot.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    spec = f"{bot}:Mine"
+    confined = protections_report(ArenaConfig((spec, "greedy"), deals=1))
+    assert confined["confined_bots"] == [spec]
+    assert confined["summary"] == HERE.summary() and confined["off"] == HERE.missing
+    trusted = protections_report(ArenaConfig((spec, "greedy"), deals=1, trusted=True))
+    assert trusted["confined_bots"] == [] and "--trusted" in trusted["summary"]
+    assert trusted["warnings"] == ["trusted bots can read the deal and your files"]
+    builtin = protections_report(ArenaConfig(("greedy", "random"), deals=1))
+    assert "all built in" in builtin["summary"] and builtin["warnings"] == []
