@@ -180,6 +180,17 @@ ATTACKS = {
             if os.fork() == 0:
                 time.sleep(60)
     """),
+    "ptrace": (KILLED, """
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).ptrace(16, os.getppid(), 0, 0)  # PTRACE_ATTACH
+    """),
+    "process_vm_readv": (KILLED, """
+        import ctypes
+        buffer = ctypes.create_string_buffer(64)
+        local = (ctypes.c_void_p * 2)(ctypes.addressof(buffer), 64)
+        remote = (ctypes.c_void_p * 2)(id(0), 64)  # the same binary: somewhere mapped in the game too
+        ctypes.CDLL(None, use_errno=True).process_vm_readv(os.getppid(), local, 1, remote, 1, 0)
+    """),
     "threads": ("", """
         import threading
         box = []
@@ -534,3 +545,21 @@ def test_an_arena_result_always_says_how_it_was_obtained(tmp_path):
     assert trusted["warnings"] == ["trusted bots can read the deal and your files"]
     builtin = protections_report(ArenaConfig(("greedy", "random"), deals=1))
     assert "all built in" in builtin["summary"] and builtin["warnings"] == []
+
+
+def test_every_test_the_bot_docs_cite_exists():
+    """docs/bots.md names the test behind each line of its table: a renamed test must not leave
+    a promise without proof."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    docs = (root / "docs" / "bots.md").read_text(encoding="utf-8")
+    defined = set()
+    for path in (root / "tests").glob("test_*.py"):
+        defined |= set(re.findall(r"^(?:async )?def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
+    cited = set(re.findall(r"\b(test_\w+)\b(?!\.py)", docs))  # test_x.py is a file
+    assert cited and cited <= defined, sorted(cited - defined)
+    from test_hostile_bots import HOSTILE
+
+    parameters = set(re.findall(r"`\[(\w+)\]`", docs))
+    assert parameters and parameters <= set(ATTACKS) | set(HOSTILE), sorted(parameters - set(ATTACKS) - set(HOSTILE))
