@@ -228,14 +228,13 @@ def protect_game_process() -> bool:
 def readable_paths(sys_path: list[str], bot_code: list[str], private: list[str]) -> list[str]:
     """The paths a bot process may read: the interpreter, the libraries, its sys.path and its own
     code, less any directory that holds a private one (the data directory, the home directory):
-    a bot file in the home directory gets that file, not the home directory. Absolute, existing."""
+    a bot file in the home directory gets that file, not the home directory (nor does a game
+    started there get its working directory granted). Absolute, existing."""
     secrets = [Path(p).resolve() for p in private if p]
     candidates = [os.path.realpath(sys.executable), *LIBRARY_DIRS, *LIBRARY_FILES, *sys_path, *bot_code]
     kept: list[str] = []
     for entry in candidates:
-        if not entry:
-            continue  # "" is the working directory: never granted for nothing
-        path = Path(entry).resolve()
+        path = Path(entry or os.getcwd()).resolve()  # "" on sys.path: the working directory
         if not path.exists() or any(path == s or path in s.parents for s in secrets):
             continue
         if str(path) not in kept:
