@@ -567,3 +567,26 @@ def test_every_test_the_bot_docs_cite_exists():
 
     parameters = set(re.findall(r"`\[(\w+)\]`", docs))
     assert parameters and parameters <= set(ATTACKS) | set(HOSTILE), sorted(parameters - set(ATTACKS) - set(HOSTILE))
+
+
+def test_the_arena_table_says_how_bots_ran_and_warns_of_each_missing_wall(tmp_path, capsys):
+    from duckcover.arena import ArenaConfig, play_deal, report
+    from duckcover.cli import main
+    from duckcover.commands.arena import print_table
+
+    bot = tmp_path / "bots" / "mine.py"
+    bot.parent.mkdir()
+    bot.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    assert main(["arena", "--bot", f"{bot}:Mine", "--bot", "random", "--games", "1", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"How: {HERE.summary()}" in out
+    assert out.count("Warning:") == len(HERE.missing)
+    # The same table on an older kernel (a parameter): one warning per missing wall.
+    config = ArenaConfig(("greedy", "random"), deals=1, seed=2)
+    figures = report(config, [play_deal(config, 0)])
+    figures["protections"] = Protections.of("linux", 3, False, True).to_json()
+    print_table(figures)
+    out = capsys.readouterr().out
+    assert "How: bots confined by the kernel (Landlock ABI 3, no seccomp); missing: network, signals, processes" in out
+    for warning in (WALLS["network"], WALLS["signals"], WALLS["processes"]):
+        assert f"Warning: {warning}" in out
