@@ -52,6 +52,9 @@ CAP_LAST_POSSIBLE = 63
 # --- Landlock (include/uapi/linux/landlock.h) ----------------------------------------------------
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_CREATE_RULESET_VERSION = 1
+# Where the three Landlock syscalls have the numbers above (not alpha, mips, ia64: no Landlock there)
+GENERIC_SYSCALL_MACHINES = {"x86_64", "aarch64", "arm64", "riscv64", "ppc64le", "ppc64", "s390x", "armv7l",
+                            "armv6l", "i686", "i386", "loongarch64"}
 LANDLOCK_RULE_PATH_BENEATH = 1
 FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 FS_ABI1 = (1 << 13) - 1  # execute ... make_sym
@@ -192,7 +195,7 @@ def _prctl(option: int, *args: int) -> int:
 
 def landlock_abi() -> int:
     """The Landlock ABI version this kernel offers; 0 if none (or disabled at boot)."""
-    if not LINUX:
+    if not LINUX or platform.machine() not in GENERIC_SYSCALL_MACHINES:
         return 0
     try:
         result = _libc().syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0),
@@ -284,11 +287,16 @@ def drop_capabilities() -> None:
     data = bytes(24)  # two {effective, permitted, inheritable} u32 triples, all zero
     _check(_libc().capset(ctypes.c_char_p(header), ctypes.c_char_p(data)), "capset")
     if capabilities_left():
-        raise ConfineError(errno.EPERM, "capabilities are still held after dropping them")
+        raise ConfineError(errno.EPERM, "capabilities are still held after dropping them: " + ", ".join(capabilities_left()))
+
+
+# The sets that must be empty. Not the bounding set: a user without CAP_SETPCAP cannot empty it
+# (root can, and does above), and under no_new_privs no exec raises a capability from it.
+HELD_SETS = ("CapInh", "CapPrm", "CapEff", "CapAmb")
 
 
 def capabilities_left() -> list[str]:
-    """The capability sets of this process that are not empty, from /proc/self/status."""
+    """The capability sets of this process that must be empty and are not (/proc/self/status)."""
     try:
         lines = Path("/proc/self/status").read_text().splitlines()
     except OSError:
@@ -296,7 +304,7 @@ def capabilities_left() -> list[str]:
     held = []
     for line in lines:
         name, _, value = line.partition(":")
-        if name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb") and int(value.strip() or "0", 16):
+        if name in HELD_SETS and int(value.strip() or "0", 16):
             held.append(name)
     return held
 

@@ -590,3 +590,30 @@ def test_the_arena_table_says_how_bots_ran_and_warns_of_each_missing_wall(tmp_pa
     assert "How: bots confined by the kernel (Landlock ABI 3, no seccomp); missing: network, signals, processes" in out
     for warning in (WALLS["network"], WALLS["signals"], WALLS["processes"]):
         assert f"Warning: {warning}" in out
+
+
+SIMULATED_USER = """
+import ctypes, struct
+from pathlib import Path
+from duckcover import confine
+
+status = dict(line.split(":\\t") for line in Path("/proc/self/status").read_text().splitlines() if ":\\t" in line)
+mask = int(status["CapEff"], 16) & ~(1 << 8)  # without CAP_SETPCAP, as an ordinary user has
+low, high = mask & 0xFFFFFFFF, mask >> 32
+assert ctypes.CDLL(None).capset(struct.pack("=Ii", confine.CAP_VERSION_3, 0),
+                                 struct.pack("=6I", low, low, 0, high, high, 0)) == 0
+confine.drop_capabilities()
+after = dict(line.split(":\\t") for line in Path("/proc/self/status").read_text().splitlines() if ":\\t" in line)
+print(after["CapEff"].strip(), after["CapPrm"].strip(), after["CapBnd"].strip())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="needs Linux and root to play an ordinary user")
+def test_a_user_who_cannot_empty_the_bounding_set_still_drops_every_capability_it_holds():
+    """An ordinary user cannot drop the bounding set (no CAP_SETPCAP): that must not stop its
+    bots (no_new_privs keeps an exec from raising anything from it); what it holds is dropped."""
+    done = subprocess.run([sys.executable, "-c", SIMULATED_USER], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-1500:]
+    effective, permitted, bounding = done.stdout.split()
+    assert int(effective, 16) == 0 and int(permitted, 16) == 0
+    assert int(bounding, 16) != 0  # it could not drop those, and that is all right
