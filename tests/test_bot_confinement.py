@@ -617,3 +617,55 @@ def test_a_user_who_cannot_empty_the_bounding_set_still_drops_every_capability_i
     effective, permitted, bounding = done.stdout.split()
     assert int(effective, 16) == 0 and int(permitted, 16) == 0
     assert int(bounding, 16) != 0  # it could not drop those, and that is all right
+
+
+# The save of the game in progress holds every round's deck in draw order (the issue: 31 of 31).
+SAVE_THIEF = """
+import json
+from duckcover.cards import parse_flip
+
+
+class Evil(PassiveBot):
+    def observe(self, view, turn):
+        seen = [f for t in view.history for f in t.flips]
+        try:
+            record = json.loads(open(SAVE).read())
+            deck = [parse_flip(code) for code in record["rounds"][view.round_index]["deck"]]
+            print("save ok")
+        except OSError as err:
+            deck = None
+            print("save denied", err.errno)
+        if deck is not None and len(seen) < len(deck):
+            guess = deck[len(seen)]
+        else:
+            left = Counter(view.rules.deck()) - Counter(seen)
+            guess = max(sorted(left), key=left.__getitem__) if left else 1
+        print("P", view.round_index, len(seen), guess)
+"""
+
+
+def save_thief(tmp_path, protections):
+    """The thief beside the save of this very game (as the app keeps it, in the data directory)."""
+    passive, _ = play(PassiveBot())
+    save = tmp_path / "data" / "games" / "in-progress.json"
+    save.parent.mkdir(parents=True)
+    save.write_text(json.dumps(to_record(passive)))
+    keep_private(str(tmp_path / "data"))
+    source = HEADER + f"SAVE = {str(save)!r}\n" + SAVE_THIEF
+    return run_attack(tmp_path, source, protections=protections, limit=HONEST_LIMIT)
+
+
+@needs_walls
+def test_the_save_thief_predicts_the_next_flip_no_better_than_chance(tmp_path, passive_game):
+    game, referee, output, _ = save_thief(tmp_path, None)
+    hits, mean, var, count = flip_predictions(game, output)
+    assert count > 40 and "save ok" not in output and "save denied 13" in output
+    assert hits <= mean + 4 * var**0.5 + 1, (hits, mean, count)
+    assert moves_of(game) == passive_game and not referee.fallbacks
+
+
+def test_without_walls_the_save_thief_reads_every_flip(tmp_path):
+    game, _, output, _ = save_thief(tmp_path, UNWALLED)
+    hits, mean, var, count = flip_predictions(game, output)
+    assert "save ok" in output
+    assert hits >= count - 3 and hits > mean + 10 * var**0.5, (hits, mean, count)
