@@ -92,8 +92,8 @@ SYSCALLS = {
                     rt_sigqueueinfo=138, rt_tgsigqueueinfo=240),
 }
 DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "process_madvise",
-          "fork", "vfork", "tkill", "pidfd_send_signal", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "socket", "unshare", "setns",
-          "io_uring_setup", "io_uring_enter", "io_uring_register")
+          "fork", "vfork", "tkill", "pidfd_send_signal", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "socket",
+          "unshare", "setns", "io_uring_setup", "io_uring_enter", "io_uring_register")
 
 
 class ConfineError(OSError):
@@ -287,7 +287,8 @@ def drop_capabilities() -> None:
     data = bytes(24)  # two {effective, permitted, inheritable} u32 triples, all zero
     _check(_libc().capset(ctypes.c_char_p(header), ctypes.c_char_p(data)), "capset")
     if capabilities_left():
-        raise ConfineError(errno.EPERM, "capabilities are still held after dropping them: " + ", ".join(capabilities_left()))
+        held = ", ".join(capabilities_left())
+        raise ConfineError(errno.EPERM, f"capabilities are still held after dropping them: {held}")
 
 
 # The sets that must be empty. Not the bounding set: a user without CAP_SETPCAP cannot empty it

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -51,7 +50,8 @@ needs_walls = pytest.mark.skipif(
     not (HERE.landlock_abi >= 6 and HERE.seccomp),
     reason=f"this kernel lacks Landlock ABI >= 6 or seccomp ({HERE.summary()})",
 )
-needs_landlock = pytest.mark.skipif(HERE.landlock_abi < 4, reason=f"this kernel lacks Landlock ABI >= 4 ({HERE.summary()})")
+needs_landlock = pytest.mark.skipif(HERE.landlock_abi < 4,
+                                    reason=f"this kernel lacks Landlock ABI >= 4 ({HERE.summary()})")
 
 HEADER = """\
 import os, signal, socket, struct, sys, time
@@ -608,7 +608,8 @@ print(after["CapEff"].strip(), after["CapPrm"].strip(), after["CapBnd"].strip())
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0, reason="needs Linux and root to play an ordinary user")
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
+                    reason="needs Linux and root to play an ordinary user")
 def test_a_user_who_cannot_empty_the_bounding_set_still_drops_every_capability_it_holds():
     """An ordinary user cannot drop the bounding set (no CAP_SETPCAP): that must not stop its
     bots (no_new_privs keeps an exec from raising anything from it); what it holds is dropped."""
