@@ -670,3 +670,60 @@ def test_without_walls_the_save_thief_reads_every_flip(tmp_path):
     hits, mean, var, count = flip_predictions(game, output)
     assert "save ok" in output
     assert hits >= count - 3 and hits > mean + 10 * var**0.5, (hits, mean, count)
+
+
+# --- the seccomp program, run by a small BPF interpreter (every machine's, not only this one's) ----
+def run_filter(program, arch: int, nr: int, arg0: int) -> int:
+    """What the kernel would return for a call: the classic BPF subset the filter uses."""
+    from duckcover import confine
+
+    words = {confine.DATA_NR: nr, confine.DATA_ARCH: arch, confine.DATA_ARG0: arg0 & 0xFFFFFFFF}
+    accumulator, pc = 0, 0
+    for _ in range(len(program) + 1):
+        code, jt, jf, k = program[pc]
+        if code == confine.BPF_LD_W_ABS:
+            accumulator, pc = words[k], pc + 1
+            continue
+        if code == confine.BPF_RET:
+            return k
+        taken = {confine.BPF_JEQ: accumulator == k, confine.BPF_JSET: bool(accumulator & k),
+                 confine.BPF_JGE: accumulator >= k}[code]
+        pc += 1 + (jt if taken else jf)
+    raise AssertionError("the program did not return")
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+@settings(max_examples=examples(300))
+@given(data=st.data(), arg0=st.integers(-2**31, 2**32 - 1), own=st.integers(2, 2**22))
+def test_the_filter_allows_exactly_what_the_policy_says(machine, data, arg0, own):
+    from duckcover import confine
+
+    table = confine.SYSCALLS[machine]
+    named = sorted({n for key, n in table.items() if key != "arch" and n is not None})
+    nr = data.draw(st.one_of(st.sampled_from(named), st.integers(0, 500)), label="nr")
+    if data.draw(st.booleans(), label="to itself"):
+        arg0 = own
+    program = confine.seccomp_program(machine, own)
+    verdict = run_filter(program, table["arch"], nr, arg0)
+    denied = {table[name] for name in confine.DENIED if table[name] is not None}
+    if nr in denied:
+        expected = confine.RET_KILL_PROCESS
+    elif nr == table["clone3"]:
+        expected = confine.RET_ERRNO | 38  # ENOSYS: libc falls back to clone
+    elif nr == table["clone"]:
+        expected = confine.RET_ALLOW if arg0 & confine.CLONE_THREAD else confine.RET_KILL_PROCESS
+    elif nr in (table["kill"], table["tgkill"]):
+        expected = confine.RET_ALLOW if arg0 & 0xFFFFFFFF == own else confine.RET_KILL_PROCESS
+    else:
+        expected = confine.RET_ALLOW
+    assert verdict == expected, (machine, nr, arg0)
+
+
+def test_the_filter_kills_a_call_of_another_architecture_or_the_x32_abi():
+    from duckcover import confine
+
+    program = confine.seccomp_program("x86_64", 100)
+    assert run_filter(program, confine.SYSCALLS["aarch64"]["arch"], 0, 0) == confine.RET_KILL_PROCESS
+    x86 = confine.SYSCALLS["x86_64"]["arch"]
+    assert run_filter(program, x86, confine.X32_SYSCALL_BIT | 1, 0) == confine.RET_KILL_PROCESS
+    assert run_filter(program, confine.SYSCALLS["x86_64"]["arch"], 0, 0) == confine.RET_ALLOW  # read
