@@ -252,6 +252,8 @@ class Referee:
         self._grids: list = [None] * len(self.bots)
         self._due: list[tuple[int, str, PlayerView, tuple]] = []  # hooks to run before the next decision
         self._fresh = {seat for seat, bot in enumerate(self.bots) if _is_process(bot)}  # no bot made yet
+        for seat in self._fresh:  # a process the arena reuses starts each game with its restarts unused
+            self.bots[seat].restarts = 0
         self._given_up: dict[int, str] = {}  # process seats that will not be asked again, and why
         self._starting: set[int] = set()  # process seats restarted whose bot is not made yet
         self._game: Game | None = None

@@ -250,7 +250,7 @@ def test_a_bot_restarted_after_an_overrun_plays_the_very_next_decision(tmp_path,
     assert len(referee.times[0]) == decisions - 1  # it answered every decision but the first
 
 
-def test_an_overrun_in_a_fast_arena_game_costs_one_fallback(tmp_path):
+def test_an_overrun_in_a_fast_arena_game_costs_one_fallback_in_every_game(tmp_path):
     from duckcover.arena import ArenaConfig, play_deal
 
     path = tmp_path / "once.py"
@@ -261,15 +261,14 @@ def test_an_overrun_in_a_fast_arena_game_costs_one_fallback(tmp_path):
                     time.sleep(60)
                 return super().choose(view)
     """))
-    config = ArenaConfig((f"{path}:Once", "greedy"), deals=1, seed=4, hard_limit=LIMIT)
+    config = ArenaConfig((f"{path}:Once", "greedy"), deals=3, seed=4, hard_limit=LIMIT)
     processes = {}
-    try:
-        result = play_deal(config, 0, processes)
+    try:  # 6 games on one process: more overruns than MAX_RESTARTS, each game has its own restarts
+        results = [play_deal(config, deal, processes) for deal in range(config.deals)]
     finally:
         for process in processes.values():
             process.close()
-    assert result.fallbacks[0] == 2  # one per seating (the deal is played in both), no more
-    assert result.fallbacks[1] == 0
+    assert [result.fallbacks for result in results] == [[2, 0]] * 3  # one per game (two seatings a deal)
 
 
 def test_restarts_are_limited(tmp_path):
@@ -282,8 +281,7 @@ def test_restarts_are_limited(tmp_path):
 
 
 def test_a_bot_given_up_on_plays_fallbacks_to_the_end(tmp_path):
-    process = BotProcess(bot_file(tmp_path, "os_exit"))
-    process.restarts = 3  # as if it had already used up its restarts
+    process = BotProcess(bot_file(tmp_path, "os_exit"))  # dies at every decision
     game, referee = play(process, seats=2)
     assert game.over and process.restarts == 3
     assert referee.fallbacks[-1].reason == "stopped after 3 restarts of its process"
