@@ -10,7 +10,9 @@ Then the process boundary: greedy at seat 0 named by its module path (so it is n
 and plays in a process of its own, protocol duckcover-bot/1) against the same greedy in the
 game's process: per decision, the time the Referee waits for the answer, and the whole
 `Referee.decide` call (view to plain data, pipe both ways, answer checked). And the arena's
-throughput (games/s) with that bot in and out of process. The last line is
+throughput (games/s) with that bot in and out of process, and how long a bot process takes
+to start (spawn to hello: the interpreter, the kernel's walls of duckcover.confine, the bot's
+import), which is what a restart after an overrun waits for. The last line is
 `greedy_process_p50_ms=<n>`: the median wait for a greedy answer from its own process.
 """
 from __future__ import annotations
@@ -72,6 +74,20 @@ def boundary(decisions: int, out_of_process: bool) -> tuple[list[float], list[fl
     return waits[:decisions], calls[:decisions]
 
 
+def startup_times(count: int) -> list[float]:
+    """Seconds from spawning a bot process to reading its hello, `count` times."""
+    from duckcover.sandbox import BotProcess
+
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        process = BotProcess(OUT_OF_PROCESS)
+        process.answer()
+        times.append(time.perf_counter() - start)
+        process.close()
+    return times
+
+
 def arena_rate(deals: int, trusted: bool) -> float:
     config = ArenaConfig((OUT_OF_PROCESS, "greedy", "greedy", "greedy"), deals=deals, seed=1, trusted=trusted)
     start = time.perf_counter()
@@ -87,6 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=300)
     parser.add_argument("--deals", type=int, default=30, help="arena deals for the throughput figures")
+    parser.add_argument("--starts", type=int, default=10, help="bot processes started for the start-up figure")
     args = parser.parse_args()
     expert_p50 = math.nan
     print(f"{'bot':8} {'decisions':>9} {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}  wall s")
@@ -122,6 +139,15 @@ def main() -> None:
     rates = {trusted: arena_rate(args.deals, trusted) for trusted in (True, False)}
     print(f"arena, {args.deals} deals x 4 seatings, greedy x4 with seat 0 named by module path: "
           f"{rates[True]:.1f} games/s in-process (--trusted), {rates[False]:.1f} games/s with it in its own process")
+    try:
+        from duckcover.confine import available
+
+        print(f"bot processes here: {available().summary()}")
+    except ImportError:  # a tree from before duckcover.confine (the 'before' figures)
+        print("bot processes here: no kernel confinement (before duckcover.confine)")
+    starts = sorted(startup_times(args.starts))
+    print(f"bot process start (spawn to hello), {args.starts} starts: p50 {statistics.median(starts) * 1000:.1f} ms, "
+          f"max {starts[-1] * 1000:.1f} ms")
     print(f"greedy_process_p50_ms={medians['own process']:.3f}")
 
 

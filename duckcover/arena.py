@@ -164,8 +164,19 @@ def _map(function, items: list, jobs: int) -> Iterator:
         return
     import multiprocessing
 
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+    from .confine import private_paths
+
+    # Spawned workers start bots too: they guard themselves as this process did (confine.available).
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items)), _guard_worker, (private_paths(),)) as pool:
         yield from pool.imap(function, items)  # imap keeps the input order
+
+
+def _guard_worker(private: list[str]) -> None:
+    from .confine import keep_private, protect_game_process
+
+    protect_game_process()
+    for path in private:
+        keep_private(path)
 
 
 # --- the table ------------------------------------------------------------------------------------
@@ -243,7 +254,22 @@ def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
         "hard_limit": config.hard_limit,
         "trusted": config.trusted,
         "bots": [row.to_json(results, players) for row in rows(config.specs)],
+        "protections": protections_report(config),
     }
+
+
+def protections_report(config: ArenaConfig) -> dict:
+    """How the result was obtained: which bots ran in a process of their own and which of the
+    kernel's walls stood around them (duckcover.confine); the others ran in the arena's process."""
+    from .confine import available
+
+    confined = list(dict.fromkeys(spec for spec in config.specs if not config.in_process(spec)))
+    report = {"confined_bots": confined, **available().to_json()}
+    if not confined:
+        why = "--trusted" if config.trusted else "all built in"
+        report["summary"] = f"every bot ran in the arena's own process ({why}): no bot was confined"
+        report["warnings"] = ["trusted bots can read the deal and your files"] if config.trusted else []
+    return report
 
 
 def _round(value: float) -> float | None:

@@ -46,6 +46,17 @@ def _version() -> str:
     return __version__
 
 
+def _guard_game_process() -> None:
+    """Before any command can start a bot: the game's memory, descriptors and command line
+    closed to other processes of this user (non-dumpable), and the data directory named as
+    one no bot may read (duckcover.confine)."""
+    from .confine import keep_private, protect_game_process
+    from .paths import data_dir
+
+    protect_game_process()
+    keep_private(str(data_dir()))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Plain `duckcover [options]` is `duckcover play [options]`: the app.
@@ -59,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return 0
+        _guard_game_process()
         return int(_command(args.command).run(args) or 0)
     except UsageError as err:
         print(f"duckcover: {err}", file=sys.stderr)

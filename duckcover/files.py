@@ -47,6 +47,22 @@ def why(err: OSError) -> str:
     return str(err) if isinstance(err, FileRefused) else (err.strerror or str(err))
 
 
+def private_folder(folder: Path) -> None:
+    """Create `folder` and its missing parents readable by this user only (mode 0700): saves hold
+    the round's deck and the seed. Folders that already exist keep their mode (the user's choice)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for each in reversed(missing):
+        try:
+            each.mkdir(mode=0o700)
+        except FileExistsError:
+            pass  # made meanwhile by another duckcover
+
+
 def atomic_write(path: Path, text: str, durable: bool = False) -> None:
     """Write `text` to `path` so that a reader sees the old file or the new one, never a mix.
 
@@ -55,8 +71,8 @@ def atomic_write(path: Path, text: str, durable: bool = False) -> None:
     matters if the machine itself loses power; the per-turn save skips it to stay fast. Text
     that cannot be encoded (a lone surrogate) is written with a placeholder, never refused.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    private_folder(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # mode 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)

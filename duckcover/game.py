@@ -11,6 +11,7 @@ snapshots can hold it without copying and without seeing later moves.
 from __future__ import annotations
 
 import random
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,13 @@ FLIP, MOVE, GIFT, PLACE, ROUND_OVER, GAME_OVER = (
     Phase.FLIP, Phase.MOVE, Phase.GIFT, Phase.PLACE, Phase.ROUND_OVER, Phase.GAME_OVER
 )
 CHOOSING = (MOVE, GIFT, PLACE)
+
+
+def new_seed() -> int:
+    """The one maker of game seeds, for every game dealt without a given seed (local play, the
+    arena, the server's tables): 128 random bits from the OS, too many to find by matching the
+    face-up layouts against candidate seeds (a 32-bit seed falls to that in minutes)."""
+    return secrets.randbits(128)
 DEAD_CALL, GIFT_CALL = Call("dead"), Call("gift")
 CARDS_NUMBERED = (None, *(tuple(family[number] for family in CARDS) for number in NUMBERS))  # [n][seat]
 SINGLE_CALLS = {code: Call("move", (code,)) for code in (*NUMBERS, MAX)}  # shared, immutable
@@ -129,7 +137,7 @@ class Game:
             raise RulesError(f"the first captain must be a seat 0-{len(names) - 1}")
         self.names: tuple[str, ...] = tuple(names)
         self.n = len(names)
-        self.seed = random.randrange(2**32) if seed is None else seed
+        self.seed = new_seed() if seed is None else seed
         self.first_captain = first_captain
         self.rounds: list[RoundLog] = []
         self.results: list[RoundOutcome] = []

@@ -252,8 +252,10 @@ class Referee:
         self._grids: list = [None] * len(self.bots)
         self._due: list[tuple[int, str, PlayerView, tuple]] = []  # hooks to run before the next decision
         self._fresh = {seat for seat, bot in enumerate(self.bots) if _is_process(bot)}  # no bot made yet
+        for seat in self._fresh:  # a process the arena reuses starts each game with its restarts unused
+            self.bots[seat].restarts = 0
         self._given_up: dict[int, str] = {}  # process seats that will not be asked again, and why
-        self._starting: set[int] = set()  # process seats restarted, not ready yet (not waited for)
+        self._starting: set[int] = set()  # process seats restarted whose bot is not made yet
         self._game: Game | None = None
         self._lock = threading.Lock()
 
@@ -298,7 +300,7 @@ class Referee:
                 if self._ask_process(game, seat, step):
                     asked.append(seat)
                 else:
-                    moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process is restarting")
+                    moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process could not be asked")
                 continue
             if self._busy[seat]:
                 moves[seat] = self._fall_back(game, seat, "still busy with an earlier call that overran")
@@ -333,7 +335,7 @@ class Referee:
             if not ok and game is not None:
                 self._incident(game, seat, f"{what}: {value}")
         for seat, bot in enumerate(self.bots):
-            if _is_process(bot) and bot.alive and seat not in self._fresh:
+            if _is_process(bot) and bot.alive and seat not in self._fresh and seat not in self._starting:
                 self._drain(game, seat)
 
     def close(self) -> None:
@@ -484,26 +486,35 @@ class Referee:
         return True
 
     def _ask_process(self, game: Game, seat: int, step: int) -> bool:
-        """Send the choose request if the seat's process is ready; False: fall back instead."""
+        """Send the choose request if the seat has a process; False: fall back instead.
+
+        A replacement process (started as soon as the last one failed) makes its bot here, and
+        the answer is read after its hello, new bot and hooks, each within its own limit: a bot
+        restarted after an overrun plays the very next decision, even in a game that ends
+        before a process could start."""
         bot = self.bots[seat]
-        if seat in self._given_up:
+        if seat not in self._given_up and not bot.alive:
+            self._replace(seat)
+        if seat in self._given_up or not bot.alive:
             return False
-        if not bot.alive:
-            if not bot.restart():
-                self._given_up[seat] = f"stopped after {bot.restarts} restarts of its process"
-                return False
-            self._starting.add(seat)
-            self._make_bot(game, seat, restarted=True)
-            return False  # starting: fallback moves meanwhile
         if seat in self._starting:
-            if not self._drain(game, seat, block=False):
-                return False  # a restarted process still starting
             self._starting.discard(seat)
-        if not bot.alive or seat in self._given_up:
-            return False
+            self._make_bot(game, seat, restarted=True)
+            if seat in self._given_up or not bot.alive:
+                return False
         message = {"do": "choose", "view": view_data(game.view(seat)),
                    "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
         return self._send(seat, message)
+
+    def _replace(self, seat: int) -> None:
+        """Start the seat's next process at once, so it loads while the game goes on."""
+        bot = self.bots[seat]
+        if bot.alive or seat in self._given_up:
+            return
+        if not bot.restart():
+            self._given_up[seat] = f"stopped after {bot.restarts} restarts of its process"
+            return
+        self._starting.add(seat)
 
     def _make_bots(self, game: Game) -> None:
         """Have every bot process make its bot (before its first hook or decision)."""
@@ -578,8 +589,9 @@ class Referee:
             return self._accept(game, seat, move)
 
     def _process_failed(self, seat: int, reason: str) -> None:
-        """The process was stopped (late, died, garbled); a fresh one starts at the seat's next decision."""
+        """The process was stopped (late, died, garbled); its replacement starts now."""
         self.failures.setdefault(seat, reason)
+        self._replace(seat)
 
 
 def describe(err: BaseException) -> str:

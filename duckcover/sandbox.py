@@ -27,6 +27,8 @@ import time
 from collections import deque
 from typing import Any
 
+from .confine import Protections, available, private_paths, readable_paths
+
 PROTOCOL = "duckcover-bot/1"
 MEMORY_LIMIT = 1 << 30  # bytes of address space a bot process may use (1 GiB)
 OUTPUT_LIMIT = 64 << 10  # bytes of output (stdout + stderr) a bot process may write
@@ -176,17 +178,23 @@ CHILD = "import sys, json; sys.path[:] = json.loads(sys.argv[1])['path']; from d
 
 
 def child_main(config_text: str) -> None:
-    """The bot process: load the bot, say hello, answer requests until the input ends."""
+    """The bot process: confine itself, load the bot, say hello, answer requests until the input ends."""
     config = json.loads(config_text)
     requests, answers = config["requests"], config["answers"]
-    _confine(config)
-    for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(line_buffering=True)  # what a bot prints is there to show even if it is killed
 
     def answer(message: dict) -> None:
         data = (json.dumps(message) + "\n").encode()
         while data:
             data = data[os.write(answers, data):]
+
+    _limit(config)
+    try:
+        _wall_in(config)
+    except OSError as err:  # a wall this system offers did not go up: no bot code runs unwalled
+        answer({"protocol": PROTOCOL, "ok": False, "error": f"cannot confine it: {err}"})
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(line_buffering=True)  # what a bot prints is there to show even if it is killed
 
     try:
         from .bot import Bot
@@ -242,7 +250,15 @@ def child_main(config_text: str) -> None:
                 answer({"ok": False, "error": f"raised {_describe(err)}"})
 
 
-def _confine(config: dict) -> None:
+def _wall_in(config: dict) -> None:
+    """The kernel's walls (duckcover.confine), as the parent found this system offers them."""
+    from .confine import Protections, confine_self
+
+    facts = config["confine"]
+    confine_self(Protections.of(facts["system"], facts["landlock_abi"], facts["seccomp"]), config["readable"])
+
+
+def _limit(config: dict) -> None:
     """Limits the process puts on itself before any bot code runs."""
     import resource
 
@@ -301,6 +317,23 @@ def _describe(err: BaseException) -> str:
 _SPAWNER = None
 
 
+def bot_code(spec: str) -> list[str]:
+    """Where a bot's own code is: duckcover and its built-in bots (the base classes and helpers a
+    bot imports; an editable install keeps them off sys.path), and a bot file and its folder
+    (readable_paths drops the folder if it holds a private one)."""
+    import importlib.util
+
+    places = [os.path.dirname(os.path.abspath(__file__))]
+    builtin = importlib.util.find_spec("duckcover_bots")
+    places += list(builtin.submodule_search_locations or []) if builtin else []
+    head, sep, tail = spec.rpartition(":")
+    path = head if sep and not (tail.endswith(".py") or "/" in tail or "\\" in tail) else spec
+    if path.endswith(".py") or os.sep in path:
+        file = os.path.abspath(os.path.expanduser(path))
+        places += [file, os.path.dirname(file)]
+    return places
+
+
 def _spawner():
     """The one thread that starts bot processes. Linux's PR_SET_PDEATHSIG fires when the
     *thread* that started a process ends, and the app asks bots from short-lived worker
@@ -327,8 +360,12 @@ class BotProcess:
     """
 
     def __init__(self, spec: str, budget: int | None = None, time_limit: float | None = None,
-                 memory: int = MEMORY_LIMIT, output: int = OUTPUT_LIMIT, startup_limit: float = STARTUP_LIMIT) -> None:
+                 memory: int = MEMORY_LIMIT, output: int = OUTPUT_LIMIT, startup_limit: float = STARTUP_LIMIT,
+                 protections: Protections | None = None) -> None:
         self.spec = spec
+        # The walls to put up (what this system offers; a test may ask for fewer).
+        self.protections = available() if protections is None else protections
+        self.readable = readable_paths(sys.path, bot_code(spec), private_paths())
         self.budget, self.time_limit = budget, time_limit  # what every new bot in it is given
         self.memory, self.output_limit, self.startup_limit = memory, output, startup_limit
         self.info: dict = {}  # the hello: name, description, class, source, hooks
@@ -346,6 +383,9 @@ class BotProcess:
         config = {
             "spec": self.spec, "path": sys.path, "requests": requests_read, "answers": answers_write,
             "memory": self.memory, "output": self.output_limit, "parent": os.getpid(),
+            "confine": {"system": self.protections.system, "landlock_abi": self.protections.landlock_abi,
+                        "seccomp": self.protections.seccomp},
+            "readable": self.readable,
         }
         if self._out is None:
             self._out = tempfile.TemporaryFile()
@@ -479,6 +519,8 @@ class BotProcess:
             return f"{what}"
         if status < 0:
             name = signal.Signals(-status).name if -status in signal.Signals._value2member_map_ else str(-status)
+            if name == "SIGSYS":  # duckcover.confine's seccomp filter
+                return f"its process {what} (killed by SIGSYS: a forbidden system call)"
             return f"its process {what} (killed by {name})"
         return f"its process {what} (exit status {status})"
 

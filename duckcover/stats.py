@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import DuckError
+from .files import private_folder
 from .paths import data_dir
 from .record import RecordError, read_file, read_rules, replay, to_record
 
@@ -398,7 +399,7 @@ def _path(db_path: str | Path | None) -> Path:
 
 def _create_parent(path: Path) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
     except OSError as err:
         raise StatsError(f"cannot create {path.parent}: {err.strerror or err}", IO, path) from None
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .files import LEFTOVER_AGE, atomic_write, remove_leftovers
+from .files import LEFTOVER_AGE, atomic_write, private_folder, remove_leftovers
 from .paths import data_dir
 from .record import RecordError, dumps, read_file
 
@@ -123,7 +123,7 @@ def claim(path: Path) -> Claim:
     except ImportError:  # pragma: no cover - not a POSIX system
         return Claim(path, None)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
         return Claim(path, None)  # saving will say what is wrong, once

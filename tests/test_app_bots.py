@@ -111,6 +111,32 @@ async def test_the_app_gives_bots_every_hook_and_a_private_view(tmp_path):
     assert any(game.totals)
 
 
+def test_missing_walls_around_a_bot_process_are_said_once(tmp_path, monkeypatch):
+    """An older kernel (a parameter: Landlock ABI 3, no seccomp): one notice names what bots can
+    do here, however many bot processes and games follow; a full kernel says nothing."""
+    from duckcover.app import controller
+    from duckcover.confine import Protections
+
+    bot_file = tmp_path / "bots" / "mine.py"
+    bot_file.parent.mkdir()
+    bot_file.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    monkeypatch.setattr(controller, "_walls_told", False)
+    notices = []
+    for walls in (Protections.of("linux", 7, True, True), Protections.of("linux", 3, False, True),
+                  Protections.of("linux", 3, False, True)):
+        def loader(spec, seed, walls=walls):
+            return BotProcess(f"{bot_file}:Mine", protections=walls)
+
+        ctl = TurnController(Game(["A", "B"], seed=5), [SeatSpec("A", "x"), SeatSpec("B", "y")], loader=loader,
+                             named_bots=("x", "y"))
+        ctl.referee()
+        notices += ctl.load_errors
+        ctl.close()
+    assert notices == ["Bots you did not write run in a process of their own, but this system lacks some of the "
+                       "kernel's walls: they can use the network; they can signal or stop the game; they can start "
+                       "processes that outlive the game."]
+
+
 def test_the_controller_seeds_bots_from_its_key_not_from_the_game_seed():
     from duckcover.harness import constructor_seed
 
@@ -162,15 +188,24 @@ async def test_resume_never_runs_the_bot_file_a_record_names(tmp_path):
     assert isinstance(app.controller.bots[1], GreedyBot)
 
 
+PRINTING_BOT = """\
+from duckcover.bot import Bot
+class Marker(Bot):
+    def choose(self, view):
+        print("ran")  # a bot process may write no file (duckcover.confine): it says so instead
+        moves = view.legal_moves()
+        return moves[0] if moves else None
+"""
+
+
 async def test_a_bot_file_named_on_the_command_line_plays_in_its_own_process(tmp_path):
-    marker = tmp_path / "marker.txt"
     bot_file = tmp_path / "mine.py"
-    bot_file.write_text(MARKER_BOT.format(marker=str(marker)))
+    bot_file.write_text(PRINTING_BOT)
     spec = f"{bot_file}:Marker"
     app = create_app(watch_options(tmp_path, [SeatSpec("Me", spec), SeatSpec("Ann", "medium")], named_bots=(spec,)))
     notices, _ = await watch_to_end(app)
     assert isinstance(app.controller.bots[0], BotProcess)
-    assert marker.read_text() == "ran"  # it played ...
+    assert "Me printed: ran" in notices  # it played ...
     record = finished_record(tmp_path)
     assert not [turn for r in record["rounds"] for turn in r["turns"] if "fallbacks" in turn]  # ... never failing
     assert app.controller.bots[0].restarts == 0  # its process lived through the game

@@ -230,13 +230,45 @@ def test_a_bot_that_cannot_even_load_plays_fallbacks_and_is_named(tmp_path):
     assert "exit status 7" in referee.failures[0]
 
 
-def test_a_bot_that_overran_is_restarted_and_the_seat_falls_back_meanwhile(tmp_path):
-    process = BotProcess(bot_file(tmp_path, "sleeps"))
-    game, referee = play(process, seats=2)
-    assert game.over and process.restarts >= 1
-    reasons = {f.reason for f in referee.fallbacks}
-    assert "no answer within the hard limit of 0.3 s" in reasons
-    assert "its process is restarting" in reasons  # the game did not wait for it
+def test_a_bot_restarted_after_an_overrun_plays_the_very_next_decision(tmp_path, passive_game):
+    """Its replacement starts at once and the next decision waits for its hello: one overrun
+    costs one fallback, not the rest of a fast game."""
+    path = tmp_path / "once.py"
+    path.write_text(HEADER + textwrap.dedent("""
+        class Once(PassiveBot):
+            def choose(self, view):
+                if view.round_index == 0 and not view.history:  # the game's first decision only
+                    time.sleep(60)
+                return super().choose(view)
+    """))
+    process = BotProcess(str(path))
+    game, referee = play(process)
+    assert process.restarts == 1
+    assert [f.reason for f in referee.fallbacks] == ["no answer within the hard limit of 0.3 s"]
+    assert moves_of(game) == passive_game  # the fallback was the passive move; every other was its own
+    decisions = sum(1 for log in game.rounds for turn in log.turns if turn.moves[0] is not None)
+    assert len(referee.times[0]) == decisions - 1  # it answered every decision but the first
+
+
+def test_an_overrun_in_a_fast_arena_game_costs_one_fallback_in_every_game(tmp_path):
+    from duckcover.arena import ArenaConfig, play_deal
+
+    path = tmp_path / "once.py"
+    path.write_text(HEADER + textwrap.dedent("""
+        class Once(PassiveBot):
+            def choose(self, view):
+                if view.round_index == 0 and not view.history:
+                    time.sleep(60)
+                return super().choose(view)
+    """))
+    config = ArenaConfig((f"{path}:Once", "greedy"), deals=3, seed=4, hard_limit=LIMIT)
+    processes = {}
+    try:  # 6 games on one process: more overruns than MAX_RESTARTS, each game has its own restarts
+        results = [play_deal(config, deal, processes) for deal in range(config.deals)]
+    finally:
+        for process in processes.values():
+            process.close()
+    assert [result.fallbacks for result in results] == [[2, 0]] * 3  # one per game (two seatings a deal)
 
 
 def test_restarts_are_limited(tmp_path):
@@ -249,8 +281,7 @@ def test_restarts_are_limited(tmp_path):
 
 
 def test_a_bot_given_up_on_plays_fallbacks_to_the_end(tmp_path):
-    process = BotProcess(bot_file(tmp_path, "os_exit"))
-    process.restarts = 3  # as if it had already used up its restarts
+    process = BotProcess(bot_file(tmp_path, "os_exit"))  # dies at every decision
     game, referee = play(process, seats=2)
     assert game.over and process.restarts == 3
     assert referee.fallbacks[-1].reason == "stopped after 3 restarts of its process"

@@ -231,3 +231,23 @@ def test_a_signal_saves_and_restores_the_terminal_as_quitting_does(tmp_path, num
         assert sequence in rest, (sequence, rest[-300:])
     (saved,) = storage.unfinished_paths(tmp_path)
     assert json.loads(saved.read_text())["players"][0]["name"] == "You"
+
+
+def test_the_data_directory_and_a_save_are_this_users_only(tmp_path):
+    """A save holds the round's deck and the seed: its folders are made 0700 and the file 0600."""
+    import stat
+
+    from duckcover.game import Game
+    from duckcover.record import to_record
+    from duckcover.storage import claim, new_game_path, save_unfinished
+
+    root = tmp_path / "fresh" / "data"
+    path = new_game_path(root)
+    owned = claim(path)
+    try:
+        save_unfinished(to_record(Game(2, seed=3)), path)
+    finally:
+        owned.release()
+    for folder in (tmp_path / "fresh", root, path.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -70,6 +70,10 @@ class DuckCoverApp(PlainKeys, App):
     # --- start --------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.title = t("app.title")
+        if self.data_root is not None:  # a data directory of its own (--data, tests): no bot reads it either
+            from ..confine import keep_private
+
+            keep_private(str(self.data_root))
         problem = getattr(self, "settings_problem", None)  # set by create_app
         if problem:
             self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)

@@ -43,6 +43,9 @@ class Reveal:
     turn: Turn | None
 
 
+_walls_told = False  # the missing walls are said once per run (TurnController._tell_missing_walls)
+
+
 class TurnController:
     """A table the screen plays at. This is the whole surface `TableScreen` uses, so a table
     that lives elsewhere (on a server) implements the same:
@@ -172,10 +175,23 @@ class TurnController:
 
             self.loader = load_bot
         try:
-            return self.loader(spec, seed)
+            bot = self.loader(spec, seed)
         except Exception as err:  # noqa: BLE001 - a missing or broken plugin must not stop the game
             self.load_errors.append(t("notify.bot_load", spec=escaped(spec, 64), error=escaped(err, 200)))
             return self.loader("medium", seed)
+        self._tell_missing_walls(bot)
+        return bot
+
+    def _tell_missing_walls(self, bot) -> None:
+        """Once per run of the app: which of the kernel's walls this system lacks around a bot
+        in its own process (duckcover.confine), when one is missing."""
+        global _walls_told
+        walls = getattr(bot, "protections", None)  # a BotProcess's; a bot in this process has none
+        if walls is None or walls.complete or _walls_told:
+            return
+        _walls_told = True
+        missing = "; ".join(t(f"walls.{name}") for name in walls.missing)
+        self.load_errors.append(t("notify.bots_unconfined", missing=missing))
 
     def _tell_failures(self, referee: Referee) -> None:
         """Once per bot: that it failed (and why), and what it printed, if it did. The notices are

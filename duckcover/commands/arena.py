@@ -167,6 +167,10 @@ def print_table(figures: dict) -> None:
             reasons.add_row(Text(names[row["bot"]]), str(count), Text(shown(reason, 120)))
     if reasons.row_count:
         console.print(reasons)
+    walls = figures["protections"]
+    console.print(Text(f"How: {walls['summary']}"), soft_wrap=True)
+    for warning in walls["warnings"]:
+        console.print(Text(f"Warning: {warning}"), soft_wrap=True)
     for row in figures["bots"]:
         if row["output"]:
             console.print(Text(f"{names[row['bot']]} printed (not shown while it played): {shown(row['output'], 400)}"),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import DuckError
-from ..game import CHOOSING, Game, Phase
+from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
 from ..record import RecordError, dumps, loads, read_rules, replay, to_record
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
@@ -618,7 +618,7 @@ class TableServer:
             raise ValueError("the seed is a whole number")
         name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
-                      seed if seed is not None else secrets.randbelow(2**32), self)
+                      seed if seed is not None else new_seed(), self)
         self.tables[table.id] = table
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
         self.lobby_changed()

@@ -1,0 +1,729 @@
+"""Tests written as the attacker: a bot you did not write tries, through the operating system,
+to read the deal, to stop the game, to reach the terminal, the network or the files, or to
+leave a process behind (issue 17; each attack below worked on the code before duckcover.confine).
+
+For each attack: the game completes; the honest seats play exactly as beside a passive bot
+(every hostile bot answers with the passive move, or dies and gets the Referee's fallback,
+which is the same move); where the kernel kills the bot for it (seccomp: SIGSYS) the offender
+is named; the bots that try to read the deal predict the next flip no better than chance; and
+no process of the bot's is alive after the game (a /proc scan for its pids, process groups and
+sessions). Each runs a bounded game (3 rounds) with a 0.3 s cut-off for the hostile seat.
+
+The controls run the same attack with the walls taken down by a parameter
+(`Protections.of(...)`), so an attack that fails here fails because of the walls, not because
+the attack is broken. Tests needing Landlock or seccomp skip, with the reason, where the
+kernel lacks them; on CI the kernel is checked to have them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from duckcover.confine import (WALLS, Protections, available, keep_private, landlock_abi, readable_paths,
+                               seccomp_available)
+from duckcover.harness import play_game
+from duckcover.plugins import resolve_bot
+from duckcover.record import replay, to_record
+from duckcover.safety import PassiveBot, Referee
+from duckcover.sandbox import BotProcess
+
+from helpers import examples
+
+LIMIT = 0.3  # seconds: the hostile seat's cut-off
+HONEST_LIMIT = 30.0
+SEED, KEY = 2**100 + 4242, bytes(range(16))
+KILLED = "killed by SIGSYS: a forbidden system call"
+HERE = available()
+UNWALLED = Protections.of("darwin", 0, False)  # what a system without kernel confinement gives
+
+needs_walls = pytest.mark.skipif(
+    not (HERE.landlock_abi >= 6 and HERE.seccomp),
+    reason=f"this kernel lacks Landlock ABI >= 6 or seccomp ({HERE.summary()})",
+)
+needs_landlock = pytest.mark.skipif(HERE.landlock_abi < 4,
+                                    reason=f"this kernel lacks Landlock ABI >= 4 ({HERE.summary()})")
+
+HEADER = """\
+import os, signal, socket, struct, sys, time
+from collections import Counter
+from duckcover.safety import PassiveBot
+
+
+def attempt(label, action):
+    try:
+        result = action()
+        print(label, "ok", repr(result)[:300])
+    except OSError as err:
+        print(label, "denied", err.errno)
+"""
+
+# Reads the game's memory through /proc/<game>/mem and finds the round's deck: a Python list
+# of small ints is an array of pointers to the interpreter's static ints, whose place in the
+# game's process follows from the same binary's mapping there. 74 of 74 flips without walls.
+MEMORY_THIEF = """
+def mapping_of(maps_text, address):
+    for line in maps_text.splitlines():
+        parts = line.split()
+        lo, hi = (int(x, 16) for x in parts[0].split("-"))
+        if lo <= address < hi and len(parts) >= 6:
+            return lo, int(parts[2], 16), parts[5]
+
+
+def game_small_ints(game):
+    lo, offset, path = mapping_of(open("/proc/self/maps").read(), id(0))
+    for line in open(f"/proc/{game}/maps").read().splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[5] == path and int(parts[2], 16) == offset:
+            return int(parts[0].split("-")[0], 16) + (id(0) - lo)
+
+
+def find_deck(seen, full):
+    game = os.getppid()
+    base, stride, length = game_small_ints(game), id(1) - id(0), sum(full.values())
+    pattern = b"".join(struct.pack("<Q", base + stride * c) for c in seen[:2])
+    with open(f"/proc/{game}/mem", "rb", 0) as mem:
+        for line in open(f"/proc/{game}/maps").read().splitlines():
+            parts = line.split()
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            if not parts[1].startswith("rw") or hi - lo > 1 << 30:
+                continue
+            try:
+                mem.seek(lo)
+                data = mem.read(hi - lo)
+            except OSError:
+                continue
+            i = data.find(pattern)
+            while i >= 0:
+                if i % 8 == 0 and i + 8 * length <= len(data):
+                    codes = []
+                    for word in struct.unpack_from(f"<{length}Q", data, i):
+                        d = word - base
+                        if d < 0 or d % stride or d // stride > 40:
+                            break
+                        codes.append(d // stride)
+                    if len(codes) == length and codes[:len(seen)] == seen and Counter(codes) == full:
+                        return codes
+                i = data.find(pattern, i + 1)
+
+
+class Evil(PassiveBot):
+    decks = {}
+
+    def observe(self, view, turn):
+        seen = [f for t in view.history for f in t.flips]
+        if view.round_index not in self.decks:
+            try:
+                self.decks[view.round_index] = find_deck(seen, Counter(view.rules.deck()))
+                print("memory", "ok" if self.decks[view.round_index] else "not found")
+            except OSError as err:
+                self.decks[view.round_index] = None
+                print("memory denied", err.errno)
+        deck = self.decks[view.round_index]
+        if deck is not None and len(seen) < len(deck):
+            guess = deck[len(seen)]
+        else:  # chance: the most frequent card left
+            left = Counter(view.rules.deck()) - Counter(seen)
+            guess = max(sorted(left), key=left.__getitem__) if left else 1
+        print("P", view.round_index, len(seen), guess)
+"""
+
+# Every other attack, as the body of choose (it answers the passive move if it lives).
+ATTACKS = {
+    "cmdline": ("", """
+        attempt("cmdline", lambda: open(f"/proc/{os.getppid()}/cmdline", "rb").read())
+        attempt("environ", lambda: open(f"/proc/{os.getppid()}/environ", "rb").read())
+    """),
+    "descriptors": ("", """
+        game = os.getppid()
+        attempt("fd list", lambda: os.listdir(f"/proc/{game}/fd"))
+        for fd in range(3, 40):  # every pipe the game holds, the other bot's included
+            try:
+                with open(f"/proc/{game}/fd/{fd}", "rb", buffering=0) as pipe:
+                    os.set_blocking(pipe.fileno(), False)
+                    print("pipe", fd, "ok", pipe.read(200))
+            except OSError as err:
+                pass
+        attempt("proc list", lambda: os.listdir("/proc"))
+    """),
+    "tty": ("", """
+        attempt("tty", lambda: open("/dev/tty", "w").write("\\x1b]0;pwned\\x07"))
+    """),
+    "stdout": ("", """
+        attempt("stdout", lambda: open(f"/proc/{os.getppid()}/fd/1", "w").write("not JSON\\n"))
+        attempt("stderr", lambda: open(f"/proc/{os.getppid()}/fd/2", "w").write("noise\\n"))
+    """),
+    "kill_game": (KILLED, "os.kill(os.getppid(), signal.SIGKILL)"),
+    "stop_game": (KILLED, "os.kill(os.getppid(), signal.SIGSTOP)"),
+    "interrupt_game": (KILLED, "os.kill(os.getppid(), signal.SIGINT)"),
+    "kill_game_group": (KILLED, "os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)"),
+    "stop_game_group": (KILLED, "os.killpg(os.getpgid(os.getppid()), signal.SIGSTOP)"),
+    "interrupt_game_group": (KILLED, "os.killpg(os.getpgid(os.getppid()), signal.SIGINT)"),
+    "setsid_grandchild": (KILLED, """
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(60)
+            os._exit(0)
+    """),
+    "fork_many": (KILLED, """
+        for _ in range(50):
+            if os.fork() == 0:
+                time.sleep(60)
+    """),
+    "ptrace": (KILLED, """
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).ptrace(16, os.getppid(), 0, 0)  # PTRACE_ATTACH
+    """),
+    "process_vm_readv": (KILLED, """
+        import ctypes
+        buffer = ctypes.create_string_buffer(64)
+        local = (ctypes.c_void_p * 2)(ctypes.addressof(buffer), 64)
+        remote = (ctypes.c_void_p * 2)(id(0), 64)  # the same binary: somewhere mapped in the game too
+        ctypes.CDLL(None, use_errno=True).process_vm_readv(os.getppid(), local, 1, remote, 1, 0)
+    """),
+    "threads": ("", """
+        import threading
+        box = []
+        worker = threading.Thread(target=lambda: box.append(1))  # threads stay allowed
+        worker.start()
+        worker.join()
+        assert box == [1]
+    """),
+}
+
+
+def attack_source(body: str) -> str:
+    return HEADER + "\n\nclass Evil(PassiveBot):\n    def choose(self, view):\n" + textwrap.indent(
+        textwrap.dedent(body), " " * 8) + "\n        return super().choose(view)\n"
+
+
+class Watched(BotProcess):
+    """A BotProcess that remembers every pid it started (restarts included)."""
+
+    def _spawn(self) -> None:
+        super()._spawn()
+        self.pids = [*getattr(self, "pids", []), self.proc.pid]
+
+
+def processes_of(pids: list[int]) -> list[int]:
+    """Live processes that are one of `pids` or in a process group or session one of them led."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rindex(")") + 2:].split()
+        state, group, session = fields[0], int(fields[2]), int(fields[3])
+        if state != "Z" and (int(entry.name) in pids or group in pids or session in pids):
+            found.append(int(entry.name))
+    return found
+
+
+def play(first, seats: int = 3, limit: float = LIMIT, others=None):
+    """A refereed game: `first` at seat 0, greedy (or `others`) elsewhere; (game, referee)."""
+    others = others or [resolve_bot("greedy") for _ in range(seats - 1)]
+    bots = [first, *others]
+    referee = Referee(bots, hard_limit=[limit] + [HONEST_LIMIT] * (seats - 1), key=KEY,
+                      keep_processes=isinstance(first, BotProcess))
+    game = play_game(bots, seed=SEED, referee=referee, names=["Evil", "Ann", "Bob"][:seats])
+    return game, referee
+
+
+def printed(process: BotProcess) -> str:
+    """Everything the bot process printed (its output file, before it is closed)."""
+    return os.pread(process._out.fileno(), 1 << 16, 0).decode("utf-8", "replace")
+
+
+def moves_of(game):
+    return [turn.moves for log in game.rounds for turn in log.turns], game.totals
+
+
+@pytest.fixture(scope="module")
+def passive_game():
+    game, referee = play(PassiveBot())
+    assert not referee.fallbacks
+    return moves_of(game)
+
+
+def run_attack(tmp_path, source: str, protections: Protections | None = None, limit: float = LIMIT, others=None):
+    folder = tmp_path / "bots"
+    folder.mkdir(exist_ok=True)
+    path = folder / "evil.py"
+    path.write_text(source)
+    process = Watched(f"{path}:Evil", protections=protections)
+    try:
+        game, referee = play(process, limit=limit, others=others)
+        output = printed(process)
+    finally:
+        process.close()
+    return game, referee, output, process
+
+
+# --- the kernel the tests run on ------------------------------------------------------------------
+def test_ci_runs_on_a_kernel_with_every_wall():
+    """CI's kernel is checked, not assumed: Landlock ABI >= 6 (file system, TCP, scopes) and seccomp."""
+    if not os.environ.get("CI"):
+        pytest.skip("not on CI (CI is set there): this machine reports " + HERE.summary())
+    assert landlock_abi() >= 6, HERE.summary()
+    assert seccomp_available(), HERE.summary()
+    assert HERE.complete, HERE.summary()
+
+
+# --- every attack ---------------------------------------------------------------------------------
+@needs_walls
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_an_attack_through_the_system_changes_nothing_and_leaves_nothing(name, tmp_path, capfd, passive_game):
+    named, body = ATTACKS[name]
+    game, referee, output, process = run_attack(tmp_path, attack_source(body))
+    assert game.over
+    assert moves_of(game) == passive_game  # every seat played as beside a passive bot
+    replay(to_record(game))
+    assert {f.seat for f in referee.fallbacks} <= {0}
+    if named:  # the kernel killed it for the attempt: the Referee says so
+        assert named in referee.failures[0]
+        assert process.restarts >= 1
+    else:
+        assert not referee.fallbacks, referee.fallbacks[:3]
+        assert " ok " not in output, output[:500]  # every attempt was denied
+    assert processes_of(process.pids) == []  # nothing of it outlives the game
+    assert capfd.readouterr() == ("", "")  # neither the terminal nor the game's output was reached
+
+
+@needs_walls
+def test_a_bot_cannot_read_the_other_bots_pending_move_through_the_game(tmp_path, passive_game):
+    """The descriptor thief sits beside another bot process: no pipe of the game opens."""
+    other = tmp_path / "other.py"
+    other.write_text("from duckcover_bots.greedy import GreedyBot as Other\n")
+    neighbour = BotProcess(f"{other}:Other")
+    try:
+        _, referee, output, _ = run_attack(tmp_path, attack_source(ATTACKS["descriptors"][1]),
+                                           others=[neighbour, resolve_bot("greedy")])
+    finally:
+        neighbour.close()
+    assert "fd list denied 13" in output and "pipe" not in output and "proc list denied 13" in output
+    assert not referee.fallbacks
+
+
+# --- the deal stays unknown -----------------------------------------------------------------------
+def flip_predictions(game, output: str):
+    """Hits of the bot's printed guesses of the next flip, and the hits chance would give."""
+    hits, mean, var, count = 0, 0.0, 0.0, 0
+    for line in output.splitlines():
+        if not line.startswith("P "):
+            continue
+        _, r, k, guess = line.split()
+        deck = game.rounds[int(r)].deck
+        if int(k) >= len(deck):
+            continue  # past the deck: a reshuffle's order is another question
+        left = Counter(deck[int(k):])
+        p = left[int(guess)] / sum(left.values())
+        hits, mean, var, count = hits + (deck[int(k)] == int(guess)), mean + p, var + p * (1 - p), count + 1
+    return hits, mean, var, count
+
+
+@needs_walls
+def test_the_memory_thief_predicts_the_next_flip_no_better_than_chance(tmp_path, passive_game):
+    game, referee, output, process = run_attack(tmp_path, HEADER + MEMORY_THIEF)
+    hits, mean, var, count = flip_predictions(game, output)
+    assert count > 40
+    assert "memory denied 13" in output and "memory ok" not in output
+    assert hits <= mean + 4 * var**0.5 + 1, (hits, mean, count)
+    assert moves_of(game) == passive_game and not referee.fallbacks
+    assert processes_of(process.pids) == []
+
+
+def test_without_walls_the_same_thief_reads_every_flip(tmp_path):
+    """The control: the attack itself works (so above, the walls stopped it)."""
+    game, _, output, _ = run_attack(tmp_path, HEADER + MEMORY_THIEF, protections=UNWALLED, limit=HONEST_LIMIT)
+    hits, mean, var, count = flip_predictions(game, output)
+    assert "memory ok" in output
+    assert hits >= count - 3 and hits > mean + 10 * var**0.5, (hits, mean, count)
+
+
+@needs_walls
+def test_the_save_and_the_data_directory_stay_closed_even_beside_the_bot(tmp_path):
+    """The data directory lies in the folder that holds the bot file: the bot gets its file, not the folder."""
+    data = tmp_path / "data"
+    (data / "games").mkdir(parents=True)
+    save = data / "games" / "unfinished.json"
+    save.write_text('{"seed": 987654321987654321, "deck": [1, 2, 3]}')
+    keep_private(str(data))  # as the command line does with the real data directory
+    bot = tmp_path / "evil.py"
+    bot.write_text(attack_source(f"""
+        attempt("save", lambda: open({str(save)!r}).read())
+        attempt("games", lambda: os.listdir({str(data / "games")!r}))
+        attempt("folder", lambda: os.listdir({str(tmp_path)!r}))
+        attempt("own file", lambda: len(open(__file__).read()) > 0)
+    """))
+    process = BotProcess(f"{bot}:Evil")
+    try:
+        game, referee = play(process)
+        output = printed(process)
+    finally:
+        process.close()
+    assert game.over and not referee.fallbacks
+    assert "save denied 13" in output and "games denied 13" in output and "folder denied 13" in output
+    assert "own file ok True" in output
+    assert "987654321987654321" not in output
+
+
+# --- the network ----------------------------------------------------------------------------------
+TCP = """
+        attempt("tcp", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=1).close())
+"""
+
+
+def listening():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.setblocking(False)
+    return server
+
+
+def connections(server) -> int:
+    count = 0
+    while True:
+        try:
+            server.accept()[0].close()
+            count += 1
+        except BlockingIOError:
+            return count
+
+
+@needs_walls
+def test_a_bot_cannot_connect_to_a_loopback_listener_and_is_named(tmp_path, passive_game):
+    with listening() as server:
+        game, referee, _, process = run_attack(tmp_path, attack_source(TCP.format(port=server.getsockname()[1])))
+        assert connections(server) == 0
+    assert moves_of(game) == passive_game
+    assert KILLED in referee.failures[0]
+    assert processes_of(process.pids) == []
+
+
+@needs_landlock
+@pytest.mark.parametrize("abi", [4, 5, 6])
+def test_landlock_alone_refuses_tcp_at_abi_4(tmp_path, abi):
+    """Without seccomp (a parameter), Landlock's own TCP rule holds from ABI 4 on (each ABI's
+    ruleset size is tried): connect is refused, not killed."""
+    if abi > HERE.landlock_abi:
+        pytest.skip(f"this kernel has Landlock ABI {HERE.landlock_abi}")
+    walls = Protections.of("linux", abi, seccomp=False)
+    with listening() as server:
+        game, referee, output, _ = run_attack(tmp_path, attack_source(TCP.format(port=server.getsockname()[1])), walls)
+        assert connections(server) == 0
+    assert "tcp denied 13" in output and not referee.fallbacks
+
+
+def test_on_an_older_kernel_the_network_is_open_and_the_report_says_so(tmp_path):
+    """Landlock ABI 3 and no seccomp (parameters): the connection is made, and the protections
+    value the sandbox reports says the network is open; the files stay closed."""
+    walls = Protections.of("linux", min(3, HERE.landlock_abi), seccomp=False)
+    assert "network" in walls.missing and WALLS["network"] in walls.warnings()
+    body = TCP + '        attempt("cmdline", lambda: open(f"/proc/{{os.getppid()}}/cmdline", "rb").read())\n'
+    with listening() as server:
+        _, referee, output, _ = run_attack(tmp_path, attack_source(body.format(port=server.getsockname()[1])), walls)
+        assert connections(server) >= 1
+    assert "tcp ok" in output
+    if HERE.landlock_abi >= 1:
+        assert "cmdline denied 13" in output
+
+
+# --- the arena: command line, standard output, the report -----------------------------------------
+@needs_walls
+def test_the_arena_keeps_its_seed_and_its_json_from_a_bot(tmp_path):
+    bot = tmp_path / "bots" / "evil.py"
+    bot.parent.mkdir()
+    bot.write_text(attack_source("""
+        attempt("cmdline", lambda: open(f"/proc/{os.getppid()}/cmdline", "rb").read())
+        attempt("stdout", lambda: open(f"/proc/{os.getppid()}/fd/1", "w").write("not JSON\\n"))
+    """))
+    seed = 31415926535897932384626
+    done = subprocess.run(
+        [sys.executable, "-m", "duckcover", "arena", "--bot", f"{bot}:Evil", "--bot", "greedy",
+         "--games", "2", "--seed", str(seed), "--hard-limit", "5", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout)  # still JSON: nothing was written into it
+    output = figures["bots"][0]["output"]
+    assert "cmdline denied 13" in output and "stdout denied 13" in output
+    assert str(seed) not in output
+    assert figures["protections"]["off"] == [] and figures["protections"]["landlock_abi"] >= 6
+    assert "Landlock" in figures["protections"]["summary"]
+
+
+# --- what holds, as a value ------------------------------------------------------------------------
+def test_protections_on_a_full_kernel_hold_every_wall():
+    walls = Protections.of("linux", 7, True, game_undumpable=True)
+    assert walls.complete and walls.missing == [] and walls.warnings() == []
+    assert walls.to_json()["on"] == sorted(WALLS)
+    assert "all walls hold" in walls.summary()
+
+
+@pytest.mark.parametrize("abi, seccomp, missing", [
+    (0, False, ["files", "network", "signals", "processes"]),
+    (3, False, ["network", "signals", "processes"]),
+    (5, False, ["signals", "processes"]),
+    (6, False, ["processes"]),
+    (0, True, ["files"]),
+    (4, True, []),
+])
+def test_protections_on_an_older_linux_name_what_is_missing(abi, seccomp, missing):
+    walls = Protections.of("linux", abi, seccomp, game_undumpable=True)
+    assert walls.missing == missing
+    assert walls.warnings() == [WALLS[name] for name in missing]
+    if "files" in missing:
+        assert "bots on this system can read your files" in walls.warnings()
+    assert walls.to_json()["off"] == missing
+
+
+def test_protections_elsewhere_say_only_the_process_holds():
+    walls = Protections.of("darwin", 7, True)
+    assert walls.landlock_abi == 0 and not walls.seccomp
+    assert walls.missing == list(WALLS)
+    assert "no kernel confinement" in walls.summary()
+
+
+def test_the_game_process_is_not_dumpable_once_a_bot_can_start(tmp_path):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_DUMPABLE is Linux's")
+    import ctypes
+
+    path = tmp_path / "idle.py"
+    path.write_text("from duckcover.safety import PassiveBot as Idle\n")
+    BotProcess(f"{path}:Idle").close()
+    assert available().game_undumpable
+    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE: 0
+    assert "\nSeccomp:\t0" in Path("/proc/self/status").read_text()  # the game itself is never filtered
+
+
+# --- what a bot may read, as a property ------------------------------------------------------------
+FOLDERS = ["a", "a/b", "a/b/c", "a/d", "e", "e/f", "a/b/c/g"]
+
+
+@settings(max_examples=examples(60))
+@given(granted=st.lists(st.sampled_from(FOLDERS), max_size=5), private=st.lists(st.sampled_from(FOLDERS), max_size=3),
+       bot=st.sampled_from(FOLDERS))
+def test_no_granted_path_holds_a_private_one(tmp_path_factory, granted, private, bot):
+    """Whatever sys.path and the bot's folder name, a grant never covers a private directory
+    (a folder that holds it would), and the bot's own file is always readable."""
+    root = tmp_path_factory.getbasetemp() / "tree"
+    for folder in FOLDERS:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    bot_file = root / bot / "bot.py"
+    bot_file.touch()
+    kept = readable_paths([str(root / g) for g in granted] + [""], [str(bot_file), str(bot_file.parent)],
+                          [str(root / p) for p in private])
+    secrets = [(root / p).resolve() for p in private]
+    for path in map(Path, kept):
+        assert not any(path == s or path in s.parents for s in secrets), (path, private)
+    assert str(bot_file.resolve()) in kept
+    assert "" not in kept and all(Path(p).is_absolute() for p in kept)
+
+
+def test_an_arena_result_always_says_how_it_was_obtained(tmp_path):
+    from duckcover.arena import ArenaConfig, protections_report
+
+    bot = tmp_path / "mine.py"
+    bot.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    spec = f"{bot}:Mine"
+    confined = protections_report(ArenaConfig((spec, "greedy"), deals=1))
+    assert confined["confined_bots"] == [spec]
+    assert confined["summary"] == HERE.summary() and confined["off"] == HERE.missing
+    trusted = protections_report(ArenaConfig((spec, "greedy"), deals=1, trusted=True))
+    assert trusted["confined_bots"] == [] and "--trusted" in trusted["summary"]
+    assert trusted["warnings"] == ["trusted bots can read the deal and your files"]
+    builtin = protections_report(ArenaConfig(("greedy", "random"), deals=1))
+    assert "all built in" in builtin["summary"] and builtin["warnings"] == []
+
+
+def test_every_test_the_bot_docs_cite_exists():
+    """docs/bots.md names the test behind each line of its table: a renamed test must not leave
+    a promise without proof."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    docs = (root / "docs" / "bots.md").read_text(encoding="utf-8")
+    defined = set()
+    for path in (root / "tests").glob("test_*.py"):
+        defined |= set(re.findall(r"^(?:async )?def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
+    cited = set(re.findall(r"\b(test_\w+)\b(?!\.py)", docs))  # test_x.py is a file
+    assert cited and cited <= defined, sorted(cited - defined)
+    from test_hostile_bots import HOSTILE
+
+    parameters = set(re.findall(r"`\[(\w+)\]`", docs))
+    assert parameters and parameters <= set(ATTACKS) | set(HOSTILE), sorted(parameters - set(ATTACKS) - set(HOSTILE))
+
+
+def test_the_arena_table_says_how_bots_ran_and_warns_of_each_missing_wall(tmp_path, capsys):
+    from duckcover.arena import ArenaConfig, play_deal, report
+    from duckcover.cli import main
+    from duckcover.commands.arena import print_table
+
+    bot = tmp_path / "bots" / "mine.py"
+    bot.parent.mkdir()
+    bot.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    assert main(["arena", "--bot", f"{bot}:Mine", "--bot", "random", "--games", "1", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"How: {HERE.summary()}" in out
+    assert out.count("Warning:") == len(HERE.missing)
+    # The same table on an older kernel (a parameter): one warning per missing wall.
+    config = ArenaConfig(("greedy", "random"), deals=1, seed=2)
+    figures = report(config, [play_deal(config, 0)])
+    figures["protections"] = Protections.of("linux", 3, False, True).to_json()
+    print_table(figures)
+    out = capsys.readouterr().out
+    assert "How: bots confined by the kernel (Landlock ABI 3, no seccomp); missing: network, signals, processes" in out
+    for warning in (WALLS["network"], WALLS["signals"], WALLS["processes"]):
+        assert f"Warning: {warning}" in out
+
+
+SIMULATED_USER = """
+import ctypes, struct
+from pathlib import Path
+from duckcover import confine
+
+status = dict(line.split(":\\t") for line in Path("/proc/self/status").read_text().splitlines() if ":\\t" in line)
+mask = int(status["CapEff"], 16) & ~(1 << 8)  # without CAP_SETPCAP, as an ordinary user has
+low, high = mask & 0xFFFFFFFF, mask >> 32
+assert ctypes.CDLL(None).capset(struct.pack("=Ii", confine.CAP_VERSION_3, 0),
+                                 struct.pack("=6I", low, low, 0, high, high, 0)) == 0
+confine.drop_capabilities()
+after = dict(line.split(":\\t") for line in Path("/proc/self/status").read_text().splitlines() if ":\\t" in line)
+print(after["CapEff"].strip(), after["CapPrm"].strip(), after["CapBnd"].strip())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
+                    reason="needs Linux and root to play an ordinary user")
+def test_a_user_who_cannot_empty_the_bounding_set_still_drops_every_capability_it_holds():
+    """An ordinary user cannot drop the bounding set (no CAP_SETPCAP): that must not stop its
+    bots (no_new_privs keeps an exec from raising anything from it); what it holds is dropped."""
+    done = subprocess.run([sys.executable, "-c", SIMULATED_USER], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-1500:]
+    effective, permitted, bounding = done.stdout.split()
+    assert int(effective, 16) == 0 and int(permitted, 16) == 0
+    assert int(bounding, 16) != 0  # it could not drop those, and that is all right
+
+
+# The save of the game in progress holds every round's deck in draw order (the issue: 31 of 31).
+SAVE_THIEF = """
+import json
+from duckcover.cards import parse_flip
+
+
+class Evil(PassiveBot):
+    def observe(self, view, turn):
+        seen = [f for t in view.history for f in t.flips]
+        try:
+            record = json.loads(open(SAVE).read())
+            deck = [parse_flip(code) for code in record["rounds"][view.round_index]["deck"]]
+            print("save ok")
+        except OSError as err:
+            deck = None
+            print("save denied", err.errno)
+        if deck is not None and len(seen) < len(deck):
+            guess = deck[len(seen)]
+        else:
+            left = Counter(view.rules.deck()) - Counter(seen)
+            guess = max(sorted(left), key=left.__getitem__) if left else 1
+        print("P", view.round_index, len(seen), guess)
+"""
+
+
+def save_thief(tmp_path, protections):
+    """The thief beside the save of this very game (as the app keeps it, in the data directory)."""
+    passive, _ = play(PassiveBot())
+    save = tmp_path / "data" / "games" / "in-progress.json"
+    save.parent.mkdir(parents=True)
+    save.write_text(json.dumps(to_record(passive)))
+    keep_private(str(tmp_path / "data"))
+    source = HEADER + f"SAVE = {str(save)!r}\n" + SAVE_THIEF
+    return run_attack(tmp_path, source, protections=protections, limit=HONEST_LIMIT)
+
+
+@needs_walls
+def test_the_save_thief_predicts_the_next_flip_no_better_than_chance(tmp_path, passive_game):
+    game, referee, output, _ = save_thief(tmp_path, None)
+    hits, mean, var, count = flip_predictions(game, output)
+    assert count > 40 and "save ok" not in output and "save denied 13" in output
+    assert hits <= mean + 4 * var**0.5 + 1, (hits, mean, count)
+    assert moves_of(game) == passive_game and not referee.fallbacks
+
+
+def test_without_walls_the_save_thief_reads_every_flip(tmp_path):
+    game, _, output, _ = save_thief(tmp_path, UNWALLED)
+    hits, mean, var, count = flip_predictions(game, output)
+    assert "save ok" in output
+    assert hits >= count - 3 and hits > mean + 10 * var**0.5, (hits, mean, count)
+
+
+# --- the seccomp program, run by a small BPF interpreter (every machine's, not only this one's) ----
+def run_filter(program, arch: int, nr: int, arg0: int) -> int:
+    """What the kernel would return for a call: the classic BPF subset the filter uses."""
+    from duckcover import confine
+
+    words = {confine.DATA_NR: nr, confine.DATA_ARCH: arch, confine.DATA_ARG0: arg0 & 0xFFFFFFFF}
+    accumulator, pc = 0, 0
+    for _ in range(len(program) + 1):
+        code, jt, jf, k = program[pc]
+        if code == confine.BPF_LD_W_ABS:
+            accumulator, pc = words[k], pc + 1
+            continue
+        if code == confine.BPF_RET:
+            return k
+        taken = {confine.BPF_JEQ: accumulator == k, confine.BPF_JSET: bool(accumulator & k),
+                 confine.BPF_JGE: accumulator >= k}[code]
+        pc += 1 + (jt if taken else jf)
+    raise AssertionError("the program did not return")
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+@settings(max_examples=examples(300))
+@given(data=st.data(), arg0=st.integers(-2**31, 2**32 - 1), own=st.integers(2, 2**22))
+def test_the_filter_allows_exactly_what_the_policy_says(machine, data, arg0, own):
+    from duckcover import confine
+
+    table = confine.SYSCALLS[machine]
+    named = sorted({n for key, n in table.items() if key != "arch" and n is not None})
+    nr = data.draw(st.one_of(st.sampled_from(named), st.integers(0, 500)), label="nr")
+    if data.draw(st.booleans(), label="to itself"):
+        arg0 = own
+    program = confine.seccomp_program(machine, own)
+    verdict = run_filter(program, table["arch"], nr, arg0)
+    denied = {table[name] for name in confine.DENIED if table[name] is not None}
+    if nr in denied:
+        expected = confine.RET_KILL_PROCESS
+    elif nr == table["clone3"]:
+        expected = confine.RET_ERRNO | 38  # ENOSYS: libc falls back to clone
+    elif nr == table["clone"]:
+        expected = confine.RET_ALLOW if arg0 & confine.CLONE_THREAD else confine.RET_KILL_PROCESS
+    elif nr in (table["kill"], table["tgkill"]):
+        expected = confine.RET_ALLOW if arg0 & 0xFFFFFFFF == own else confine.RET_KILL_PROCESS
+    else:
+        expected = confine.RET_ALLOW
+    assert verdict == expected, (machine, nr, arg0)
+
+
+def test_the_filter_kills_a_call_of_another_architecture_or_the_x32_abi():
+    from duckcover import confine
+
+    program = confine.seccomp_program("x86_64", 100)
+    assert run_filter(program, confine.SYSCALLS["aarch64"]["arch"], 0, 0) == confine.RET_KILL_PROCESS
+    x86 = confine.SYSCALLS["x86_64"]["arch"]
+    assert run_filter(program, x86, confine.X32_SYSCALL_BIT | 1, 0) == confine.RET_KILL_PROCESS
+    assert run_filter(program, confine.SYSCALLS["x86_64"]["arch"], 0, 0) == confine.RET_ALLOW  # read
