@@ -444,6 +444,8 @@ class WaitingScreen(Screen):
             return  # on_mount shows them
         table = self.snapshot.get("table", {})
         text = Text(t("net.waiting_title", table=shown(table.get("name"), 32)) + "\n\n", style="bold")
+        if "seed" in table:  # its creator may know the deal: everyone is told before it starts
+            text.append(t("net.fixed_deal", seed=shown(table["seed"], 24)) + "\n\n")
         for number, seat in enumerate(players, start=1):
             if not seat.get("name"):
                 text.append(f"{number}. {t('net.open_seat')}\n")

@@ -34,6 +34,7 @@ INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client t
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
 AUTHORIZED_KEYS_MAX = 1024 * 1024  # bytes read of an --authorized-keys file
 LOGIN_TIMEOUT = 10  # seconds from the TCP connection to a finished login; then it is cut
+LISTEN_BACKLOG = 1024  # a burst of connections waits in the kernel to be accepted (and counted)
 PREAUTH_PER_SOURCE = 8  # connections not yet logged in from one address (an IPv6 /64) at once
 MAX_COLUMNS, MAX_ROWS = 500, 200  # a window larger than any real terminal is clamped to this
 TERM_MAX = 64  # characters of a TERM name; anything else (a NUL, a control) becomes xterm-256color
@@ -41,8 +42,6 @@ RESIZE_DELAY = 0.05  # seconds: resizes closer together than this reach the clie
 # Limits of each session's client process: one guest never takes more than its share.
 CLIENT_ADDRESS_SPACE = 1024 ** 3  # bytes of virtual memory (a client at 500x200 peaks near 260 MB)
 CLIENT_CPU_SECONDS = 4 * 3600  # CPU time of one session (an evening's play takes minutes)
-CLIENT_OPEN_FILES = 256
-CLIENT_NICENESS = 5  # the server and its tables come before any one guest's screen
 
 NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"
 NEEDS_PTY = "duckcover: the game needs a terminal; connect with: ssh -t -p {port} {host}"
@@ -86,17 +85,14 @@ def visible_name(name: str) -> bool:
 
 
 def limit_client(pid: int) -> None:
-    """Cap one session's client process (Linux: prlimit; elsewhere only its priority)."""
+    """Cap one session's client process (Linux: prlimit; elsewhere it runs unlimited). Not
+    niced: under load a lower priority made guests' screens lag behind their own keys."""
     import resource
 
     if hasattr(resource, "prlimit"):
         for which, value in ((resource.RLIMIT_AS, CLIENT_ADDRESS_SPACE), (resource.RLIMIT_CPU, CLIENT_CPU_SECONDS),
-                             (resource.RLIMIT_NOFILE, CLIENT_OPEN_FILES), (resource.RLIMIT_CORE, 0)):
+                             (resource.RLIMIT_CORE, 0)):
             resource.prlimit(pid, which, (value, value))
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, CLIENT_NICENESS)
-    except (OSError, AttributeError):
-        pass
 
 
 def load_host_key(path: Path) -> asyncssh.SSHKey:
@@ -458,7 +454,7 @@ async def start(front: Front, host: str, port: int, host_key: asyncssh.SSHKey):
     """Listen for SSH; returns the acceptor (its .sockets hold the real port)."""
     return await asyncssh.create_server(
         lambda: GameSSHServer(front), host, port,
-        server_host_keys=[host_key],
+        server_host_keys=[host_key], backlog=LISTEN_BACKLOG,
         login_timeout=LOGIN_TIMEOUT,
         agent_forwarding=False, x11_forwarding=False, allow_pty=True, line_editor=False,
         encoding=None, allow_scp=False, sftp_factory=None, keepalive_interval=30, keepalive_count_max=4,
