@@ -721,8 +721,8 @@ class TableServer:
         name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
                       seed if seed is not None else secrets.randbelow(2**32), self)
-        table.fixed = seed is not None
         self.tables[table.id] = table
+        table.fixed = seed is not None  # its creator may know the deal: everyone is told
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
         self.lobby_changed()
 

@@ -79,8 +79,8 @@ def safe_term(term: str | None) -> str:
 
 
 def visible_name(name: str) -> bool:
-    """Whether a login name shows something: at least one letter, digit, mark-free sign or
-    punctuation (a name of only U+200B, spaces or combining marks shows blank)."""
+    """Whether a login name shows something: at least one letter, digit, punctuation or symbol
+    (a name of only U+200B, spaces, format characters or combining marks shows blank)."""
     return any(unicodedata.category(char)[0] in "LNPS" for char in name)
 
 
@@ -175,7 +175,8 @@ class GameSSHServer(asyncssh.SSHServer):
         if front.connections > front.max_connections + PREAUTH_EXTRA:
             conn.abort()  # a flood: not even a line for these
 
-    def logged_in(self) -> None:
+    def login_over(self) -> None:
+        """This connection no longer counts as a login under way (it finished, or it ended)."""
         if self.source is not None:
             left = self.front.preauth.get(self.source, 1) - 1
             if left > 0:
@@ -185,11 +186,11 @@ class GameSSHServer(asyncssh.SSHServer):
             self.source = None
 
     def auth_completed(self) -> None:
-        self.logged_in()
+        self.login_over()
 
     def connection_lost(self, exc) -> None:
         self.front.connections -= 1
-        self.logged_in()
+        self.login_over()
 
     def begin_auth(self, username: str) -> bool:
         return True  # always ask, so a client offers its key and is recognised by it
