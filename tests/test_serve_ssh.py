@@ -158,6 +158,23 @@ async def return_login(stream, seen: bytearray, user: str, timeout: float = 30.0
     return found.group(0)
 
 
+async def until_screen(stream, seen: bytearray, pattern: re.Pattern, timeout: float = 30.0) -> None:
+    """Read until the terminal's current screen (not only its history) matches `pattern`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        painted_lines(seen)
+        if pattern.search("\n".join(_SCREENS[id(seen)][0].display)):
+            return
+        left = deadline - time.monotonic()
+        assert left > 0, f"the screen never matched {pattern.pattern!r}"
+        try:
+            chunk = await asyncio.wait_for(stream.read(65536), min(left, 0.5))
+        except asyncio.TimeoutError:
+            continue
+        assert chunk, f"closed before the screen matched {pattern.pattern!r}"
+        seen += chunk
+
+
 async def game_session(conn, size=(100, 32)):
     return await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
 
@@ -406,10 +423,12 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         procs[0].stdin.write(b"c")
         await read_until(procs[0].stdout, b"A new table", seen[0])
         # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past easy, choose.
+        # Each step waits for the screen (on a loaded machine a fixed pause was not enough: the
+        # arrows came before the list was open).
         procs[0].stdin.write(b"\t\t\t\r")
-        await asyncio.sleep(0.5)
+        await read_until(procs[0].stdout, b"Hard (expert)", seen[0])  # the list is open
         procs[0].stdin.write(b"\x1b[A\x1b[A\r")
-        await asyncio.sleep(0.5)
+        await until_screen(procs[0].stdout, seen[0], re.compile(r"Seat 3 +\W+open for a human"))
         procs[0].stdin.write(b"\x13")
         await read_until(procs[0].stdout, b"waiting for players", seen[0])
         for index in (1, 2):
