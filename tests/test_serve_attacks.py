@@ -534,3 +534,26 @@ async def test_the_lobby_row_of_a_table_with_a_seed_says_fixed_deal(tmp_path):
     finally:
         await srv.close()
 
+
+
+async def test_serve_abandoned_after_ends_a_restored_table_nobody_comes_back_to(tmp_path):
+    """`serve --abandoned-after 1`: a table restored from its files, that nobody comes back to."""
+    srv = TableServer(tmp_path, pace=0)
+    srv.sock = tmp_path / "tables.sock"
+    await srv.start(srv.sock)
+    try:
+        _, _, table = await ann_and_ben_at_a_started_table(srv)
+    finally:
+        await srv.close()
+    assert (tmp_path / "serve" / "tables" / f"{table.id}.json").is_file()
+    proc, _, lines = start_server(tmp_path, "--abandoned-after", "1")
+    try:
+        assert any("1 table(s) restored" in line for line in lines)
+        abandoned = tmp_path / "serve" / "abandoned"
+        deadline = time.monotonic() + 20
+        while not (abandoned.is_dir() and list(abandoned.glob(f"*-{table.id}.json"))):
+            assert time.monotonic() < deadline, "the restored table never ended"
+            await asyncio.sleep(0.2)
+        assert not list((tmp_path / "serve" / "tables").glob(f"{table.id}*"))
+    finally:
+        stop(proc)
