@@ -543,7 +543,8 @@ class TableServer:
                              dumps(self.record_of(table)), durable=True)
             except OSError as err:
                 self.problem(f"table {table.id}: cannot save the abandoned game: {err}")
-                return  # its files stay: nothing is lost
+                table.idle_since = time.monotonic()  # its files stay; tried again a whole period later
+                return
         (self.tables_dir / f"{table.id}.json").unlink(missing_ok=True)
         self.drop(table)
 
