@@ -143,6 +143,21 @@ async def test_an_abandoned_table_ends_and_is_kept_as_abandoned(server, tmp_path
     assert server.lobby() == []
 
 
+async def test_an_abandoned_table_that_cannot_be_kept_stays_with_its_files_and_one_line(server, tmp_path):
+    (tmp_path / "serve").mkdir(exist_ok=True)
+    (tmp_path / "serve" / "abandoned").write_text("a file where the folder would go")
+    ann, ben, table = await ann_and_ben_at_a_started_table(server)
+    await ann.close()
+    await ben.close()
+    deadline = time.monotonic() + 10
+    while not server.problems:
+        assert time.monotonic() < deadline, "nothing was said"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)  # less than a whole period: not tried (and said) again yet
+    assert len(server.problems) == 1 and "cannot save the abandoned game" in server.problems[0]
+    assert table.id in server.tables and (tmp_path / "serve" / "tables" / f"{table.id}.json").is_file()
+
+
 async def test_a_table_someone_is_at_is_never_abandoned(server):
     ann, ben, table = await ann_and_ben_at_a_started_table(server)
     await ben.close()
