@@ -1,6 +1,6 @@
 """`duckcover serve` measured: the real command, real SSH sessions, on 127.0.0.1.
 
-Usage: python benchmarks/serve.py [--runs N] [--players N] [--tables N] [--turns N]
+Usage: python benchmarks/serve.py [--runs N] [--players N] [--tables N] [--turns N] [--memory-only]
 
 - launch: a local `duckcover play --bots 3` in a pty at 120x40, from spawn to its first table
   frame (the Captain's prompt on screen), median of --runs; next to it, over SSH (asyncssh
@@ -17,7 +17,9 @@ Usage: python benchmarks/serve.py [--runs N] [--players N] [--tables N] [--turns
   `--speed instant`), choosing by keys (Tab, Enter), --ssh-turns turns each, all tables at once: from the
   last seat's keys sent to the end of the output burst each terminal then receives (the reveal
   frame; nothing for 0.3 s after it), p95 (goal <= 200 ms).
-The last line is `ssh_reveal_p95_ms=...`, the SSH figure.
+The last line is `ssh_reveal_p95_ms=...`, the SSH figure. With --memory-only, only the memory
+figure (each client under the server's limits, see sshfront.limit_client), last line
+`pss_mb_per_guest=...`.
 """
 from __future__ import annotations
 
@@ -388,7 +390,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=6)
     parser.add_argument("--decisions", type=int, default=20)
     parser.add_argument("--ssh-turns", type=int, default=6, help="turns a table plays in the SSH reveal figure")
+    parser.add_argument("--memory-only", action="store_true", help="only the memory of --players guests")
     args = parser.parse_args()
+    if args.memory_only:
+        asyncio.run(memory_only(args.players))
+        return
     figures = asyncio.run(ssh_figures(args.runs, args.players, args.turns))
     p95 = percentile95(asyncio.run(reveal_latency(args.tables, args.decisions)))
     ssh = asyncio.run(ssh_reveal_latency(args.tables, args.ssh_turns))
@@ -408,6 +414,20 @@ def main() -> None:
           f"tables x 4: p95 {ssh_p95[0]:.1f} ms (p50 {statistics.median(ssh) * 1000 if ssh else float('nan'):.1f} ms) "
           f"over {ssh_p95[1]} reveals (goal <= 200 ms)")
     print(f"ssh_reveal_p95_ms={ssh_p95[0]:.1f}")
+
+
+async def memory_only(players: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, port = start_server(Path(tmp), "--max-connections", str(max(players, 4)))
+        try:
+            figures = await memory(proc.pid, port, players)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(20)
+    print(f"memory per guest ({figures['players_connected']} connected, lobby at 120x40): "
+          f"{figures['mb_per_player']:.1f} MB PSS (total {figures['mb_total']:.0f} MB; each client's RSS "
+          f"{figures['rss_mb_per_client']:.0f} MB)")
+    print(f"pss_mb_per_guest={figures['mb_per_player']:.1f}")
 
 
 def percentile95(latencies: list[float]) -> tuple[float, int]:

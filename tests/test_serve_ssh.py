@@ -145,6 +145,36 @@ async def read_until(stream, text: bytes, seen: bytearray, timeout: float = 30.0
     return bytes(seen)
 
 
+async def return_login(stream, seen: bytearray, user: str, timeout: float = 30.0) -> str:
+    """The login a keyless player was shown on her own screen to come back to her seat."""
+    pattern = re.compile(re.escape(user) + r"\+[A-Z2-9]{6}")
+    deadline = time.monotonic() + timeout
+    while not (found := pattern.search("\n".join(painted_lines(seen)))):
+        left = deadline - time.monotonic()
+        assert left > 0, f"no return code on screen; got {bytes(seen[-400:])!r}"
+        chunk = await asyncio.wait_for(stream.read(65536), left)
+        assert chunk, "closed before the return code was shown"
+        seen += chunk
+    return found.group(0)
+
+
+async def until_screen(stream, seen: bytearray, pattern: re.Pattern, timeout: float = 30.0) -> None:
+    """Read until the terminal's current screen (not only its history) matches `pattern`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        painted_lines(seen)
+        if pattern.search("\n".join(_SCREENS[id(seen)][0].display)):
+            return
+        left = deadline - time.monotonic()
+        assert left > 0, f"the screen never matched {pattern.pattern!r}"
+        try:
+            chunk = await asyncio.wait_for(stream.read(65536), min(left, 0.5))
+        except asyncio.TimeoutError:
+            continue
+        assert chunk, f"closed before the screen matched {pattern.pattern!r}"
+        seen += chunk
+
+
 async def game_session(conn, size=(100, 32)):
     return await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
 
@@ -250,7 +280,9 @@ async def test_200_simultaneous_connections_the_limit_holds_and_the_excess_get_o
 
     async def attempt(index: int):
         try:
-            conn = await connect(port, user=f"p{index}", connect_timeout=40)
+            # From 50 loopback addresses: one address has only a few logins under way at once
+            # (sshfront.PREAUTH_PER_SOURCE; tests/test_serve_attacks.py).
+            conn = await connect(port, user=f"p{index}", connect_timeout=40, local_addr=(f"127.0.0.{2 + index % 50}", 0))
         except (OSError, asyncssh.Error):
             return "refused", None
         process = await game_session(conn)
@@ -313,6 +345,7 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
             seen_a, seen_b = await ann_opens_a_table_and_ben_joins(a, b)
             await read_until(b.stdout, b"Round 1 begins", seen_b)
             await read_until(a.stdout, b"press Space", seen_a)
+            login = await return_login(b.stdout, seen_b, "ben")  # ben has no key: his code holds his seat
             tables = tmp_path / "serve" / "tables"
             record_path = next(p for p in tables.glob("*.json") if not p.name.endswith(".table.json"))
             deadline = time.monotonic() + 40
@@ -322,7 +355,13 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
                 b.stdin.write(CHOOSE)
                 await asyncio.sleep(0.3)
             ben.abort()  # Ben's connection dies mid-turn; he comes back to his seat
-            async with await connect(port, user="ben") as again:
+            async with await connect(port, user="ben") as impostor:  # his name alone is not enough
+                process = await game_session(impostor)
+                seen = bytearray()
+                await read_until(process.stdout, b"Tables on this server", seen)
+                await read_until(process.stdout, b"playing", seen)
+                assert not shows(seen, b"Game resumed")
+            async with await connect(port, user=login) as again:
                 process = await game_session(again)
                 await read_until(process.stdout, b"Game resumed", bytearray())
                 await read_until(a.stdout, b"ben is back", seen_a)
@@ -335,7 +374,7 @@ async def test_killed_server_restarts_with_its_tables_and_a_player_returns_to_he
     proc, port, lines = start_server(tmp_path, "--grace", "60")
     try:
         assert any("1 table(s) restored" in line for line in lines)
-        async with await connect(port, user="ben") as ben:
+        async with await connect(port, user=login) as ben:
             b = await game_session(ben)
             seen = bytearray()
             await read_until(b.stdout, b"Game resumed", seen)  # straight back to his seat
@@ -384,10 +423,12 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         procs[0].stdin.write(b"c")
         await read_until(procs[0].stdout, b"A new table", seen[0])
         # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past easy, choose.
+        # Each step waits for the screen (on a loaded machine a fixed pause was not enough: the
+        # arrows came before the list was open).
         procs[0].stdin.write(b"\t\t\t\r")
-        await asyncio.sleep(0.5)
+        await read_until(procs[0].stdout, b"Hard (expert)", seen[0])  # the list is open
         procs[0].stdin.write(b"\x1b[A\x1b[A\r")
-        await asyncio.sleep(0.5)
+        await until_screen(procs[0].stdout, seen[0], re.compile(r"Seat 3 +\W+open for a human"))
         procs[0].stdin.write(b"\x13")
         await read_until(procs[0].stdout, b"waiting for players", seen[0])
         for index in (1, 2):

@@ -11,7 +11,7 @@ import pytest
 from duckcover import stats, storage
 from duckcover.cards import flip_name
 from duckcover.net import protocol as p
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import Identity, TableServer, login_identity
 from duckcover.record import replay
 
 from serve_helpers import ProtocolClient, carried, play_until
@@ -147,6 +147,7 @@ def table_name(server) -> str:
 # --- coming and going ----------------------------------------------------------------------
 async def test_a_dropped_player_keeps_the_seat_a_bot_stands_in_and_she_comes_back(server):
     (ann, ben), table = await seated_table(server, ["ann", "ben"], ["human", "human", "medium"], seed=11)
+    code = (await ann.until("note"))["login"]
     ann.send("flip")
     await ben.until("flip")
     await ann.close()
@@ -155,7 +156,8 @@ async def test_a_dropped_player_keeps_the_seat_a_bot_stands_in_and_she_comes_bac
     # Ben plays on; after the grace period the stand-in bot chooses for Ann's seat.
     await play_until([ben], lambda: table.game.turn_number >= 3, timeout=20)
     assert table.standin(0)
-    back = await join(server, "ann")
+    assert code.startswith("ann+")  # ann has no key: she was shown the code that brings her back
+    back = await join(server, *login_identity(code, None))
     seated = await back.until("seated")  # straight back to her seat, with the whole table
     assert seated["seat"] == 0 and back.game.turn_number == table.game.turn_number
     assert back.game.totals == table.game.totals
@@ -243,7 +245,7 @@ async def test_surprises_no_client_learns_the_removed_cards_and_every_mirror_kee
     (ann, ben), table = await two_and_a_bot(server, variants)
     await play_until([ann, ben], lambda: table.game.round.reshuffles, timeout=60)
     await ben.close()  # back mid-round, after a reshuffle: the whole table again, from the public record
-    ben2 = await join(server, "ben")
+    ben2 = await join(server, *table.seats[1].owner)  # ben, with the code he was shown
     assert (await ben2.until("seated"))["seat"] == 1
     await play_until([ann, ben2], lambda: table.game.over, timeout=60)
     truth = replay(json.loads(storage.finished_paths(tmp_path)[0].read_text()))
@@ -271,7 +273,7 @@ async def test_a_table_everyone_left_waits_and_an_unstarted_one_goes(server):
     await ben.close()
     await asyncio.sleep(0.6)  # twice the grace period: still nobody plays for them
     assert table.game.turn_number == 0 and not table.standin(0) and table.timer is None
-    back = await join(server, "ben")
+    back = await join(server, *table.seats[1].owner)  # ben, with the code he was shown
     assert (await back.until("seated"))["seat"] == 1
     lonely = await join(server, "cy")
     lonely.send("create", seats=["human", "human"])

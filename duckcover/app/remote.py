@@ -161,10 +161,11 @@ class RemoteTableScreen(TableScreen):
             super().set_prompt(self.with_status(self.base_prompt))
         elif kind == "note":
             name = shown(message.get("name"), NAME_MAX)
-            key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected"}.get(
-                message.get("key"))
+            key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected",
+                   "code": "net.return_code", "seed": "net.fixed_deal"}.get(message.get("key"))
             if key:
-                self.log_line(t(key, name=name))
+                self.log_line(t(key, name=name, login=shown(message.get("login"), NAME_MAX + 8),
+                                seed=shown(message.get("seed"), 24)))
         elif kind in self.MIRROR_EVENTS:
             self.inbox.append(message)
             self.pump()
@@ -288,7 +289,9 @@ class LobbyScreen(Screen):
                 Text(shown(item.get("name"), 32)),
                 f"{item.get('taken', 0)}/{item.get('seats', 0)}",
                 t("net.humans_bots", humans=item.get("humans", 0), bots=item.get("bots", 0)),
-                Text(", ".join(shown(v, 20) for v in item.get("variants", [])) or "-"),
+                Text(", ".join([shown(v, 20) for v in item.get("variants", [])]
+                               + ([t("net.fixed_seed", seed=shown(item["seed"], 24))] if "seed" in item else []))
+                     or "-"),
                 t(f"net.state_{item.get('state')}") if item.get("state") in ("open", "playing", "over") else "?",
             )
         self.query_one("#lobby-help", Static).update(t("net.lobby_help") if tables else t("net.lobby_empty"))
@@ -441,6 +444,8 @@ class WaitingScreen(Screen):
             return  # on_mount shows them
         table = self.snapshot.get("table", {})
         text = Text(t("net.waiting_title", table=shown(table.get("name"), 32)) + "\n\n", style="bold")
+        if "seed" in table:  # its creator may know the deal: everyone is told before it starts
+            text.append(t("net.fixed_deal", seed=shown(table["seed"], 24)) + "\n\n")
         for number, seat in enumerate(players, start=1):
             if not seat.get("name"):
                 text.append(f"{number}. {t('net.open_seat')}\n")

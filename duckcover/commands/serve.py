@@ -3,14 +3,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shutil
 import signal
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
 from ..app.options import REVEAL_PAUSE, SPEEDS
+from ..untrusted import shown
 
 DEFAULT_PORT = 2222
+PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the system's temp folder
 
 
 def positive(kind: type, name: str, low: float):
@@ -39,6 +44,9 @@ def add_parser(sub) -> None:
                         help="time to choose; a human who has not chosen gets the referee's fallback move")
     parser.add_argument("--speed", choices=SPEEDS, default="normal",
                         help="the pace of every table: how long a reveal stays, how soon a bot flips (default normal)")
+    parser.add_argument("--abandoned-after", type=positive(float, "--abandoned-after", 1), default=24 * 3600.0,
+                        metavar="S", help="a table nobody has been at for S seconds ends, "
+                        "kept in serve/abandoned/ (default 86400: a day)")
     parser.add_argument("--grace", type=positive(float, "--grace", 0), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
@@ -73,14 +81,24 @@ async def serve(args, authorized: set[str] | None) -> int:
     from ..net.sshfront import Front, load_host_key, start
     from ..paths import data_dir
 
+    from ..storage import GameInUse
+
     root = args.data_dir or data_dir()
+    try:
+        lock = own_data_dir(root)
+    except GameInUse:
+        return fail(f"another duckcover serve is running on {shown(root)}; only one may serve a data directory")
+    except OSError as err:
+        return fail(f"cannot use {shown(root)}: {err.strerror or err}")
     pace = REVEAL_PAUSE[args.speed] / REVEAL_PAUSE["normal"]  # the server's pauses, scaled as the screens' are
-    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, pace=pace)
+    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, pace=pace,
+                         abandoned_after=args.abandoned_after)
     try:
         key = load_host_key(root / "serve" / "ssh_host_ed25519_key")
     except (OSError, ValueError) as err:
         return fail(f"cannot read or create the host key: {err}")
-    with tempfile.TemporaryDirectory(prefix="duckcover-serve-") as private:
+    with tempfile.TemporaryDirectory(prefix=PRIVATE_PREFIX) as private:
+        remember_private_dir(lock, private)
         socket_path = Path(private) / "tables.sock"
         await tables.start(socket_path)
         front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed)
@@ -109,4 +127,37 @@ async def serve(args, authorized: set[str] | None) -> int:
         front.stop_sessions()
         await tables.close()
         await asyncio.sleep(0.1)
+    lock.release()
     return 0
+
+
+def own_data_dir(root: Path):
+    """One server per data directory: hold `serve/.server.lock` (storage's game lock, an flock
+    the kernel drops however the process ends) for as long as this server runs. GameInUse if
+    another holds it. What a killed server left behind (its socket's private directory) goes."""
+    from ..storage import claim
+
+    held = claim(root / "serve" / "server")
+    if held.fd is None:
+        raise OSError(f"cannot lock {root / 'serve'}")
+    previous = os.pread(held.fd, 4096, 0).decode("utf-8", "replace").strip()
+    if previous:
+        remove_private_dir(Path(previous))
+    return held
+
+
+def remember_private_dir(lock, private: str) -> None:
+    os.ftruncate(lock.fd, 0)
+    os.pwrite(lock.fd, private.encode(), 0)
+
+
+def remove_private_dir(path: Path) -> None:
+    """A private directory a killed server left: removed only if it is what it claims to be (a
+    directory of ours, named as ours, straight in the temp folder), never followed if a link."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return
+    if (path.parent == Path(tempfile.gettempdir()) and path.name.startswith(PRIVATE_PREFIX)
+            and stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()):
+        shutil.rmtree(path, ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import sys
 import time
@@ -22,7 +23,7 @@ from typing import Any, NamedTuple
 from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
-from ..record import RecordError, dumps, loads, read_rules, replay, to_record
+from ..record import RecordError, dumps, read_rules, replay, to_record
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
@@ -31,6 +32,14 @@ BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
 DIFFICULTIES = ("easy", "medium", "hard")
 MIN_SEATS, MAX_SEATS = 2, 7
 MAX_TABLES = 64
+TABLES_PER_NAME = 3  # unfinished tables one login name may sit at: throw-away tables cannot fill the server
+ABANDONED_AFTER = 24 * 3600.0  # seconds a table with nobody at it lives (`serve --abandoned-after`)
+META_MAX = 64 * 1024  # bytes of a table's own file (its record is read with the record's bound)
+SET_ASIDE = "set-aside"  # where table files that cannot be read are moved, under serve/tables/
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a screen, typed back
+CODE_LENGTH = 6  # 30 bits; each guess costs an SSH login
+CODE_PREFIX = "code:"  # an Identity key that is a return code, never an SSH key's fingerprint
+_CODED_LOGIN = re.compile(rf"(.+)\+([{CODE_ALPHABET}]{{{CODE_LENGTH}}})", re.DOTALL)
 FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
 ROUND_PAUSE = 2.0  # seconds between a round's end and the next deal (clients show the scorepad)
 SEND_BUFFER_MAX = 4 * 1024 * 1024  # a client that stops reading this far behind is dropped
@@ -44,6 +53,20 @@ class Identity(NamedTuple):
 
     def to_json(self) -> list:
         return [self.user, self.key]
+
+
+def login_identity(user: str, key: str | None) -> Identity:
+    """Who an SSH login is. Without a key, a login name ending in `+CODE` brings the return
+    code a keyless player was shown when she sat down: "ben+K7Q2XY" is ben, holding that code."""
+    if key is None:
+        coded = _CODED_LOGIN.fullmatch(user)
+        if coded:
+            return Identity(coded.group(1), CODE_PREFIX + coded.group(2))
+    return Identity(user, key)
+
+
+def new_return_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
 @dataclass
@@ -97,6 +120,8 @@ class Table:
     timer: asyncio.TimerHandle | None = None
     referees: list = field(default_factory=list)  # one per seat: a slow bot holds up nobody else's call
     fallbacks: list = field(default_factory=list)
+    fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
+    idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
 
     # --- who sits here ------------------------------------------------------------------
     def state(self) -> str:
@@ -119,7 +144,7 @@ class Table:
         return {"id": self.id, "name": self.name, "seats": len(self.seats), "taken": taken,
                 "humans": humans, "bots": len(self.seats) - humans,
                 "variants": variant_labels(self.rules), "state": self.state(),
-                "free": self.free_seats()}
+                "free": self.free_seats(), **({"seed": self.seed} if self.fixed else {})}
 
     def seats_json(self) -> list[dict]:
         now = time.monotonic()
@@ -189,9 +214,24 @@ class Table:
         for i, seat in enumerate(self.seats):
             if seat.client is not None:
                 seat.client.send("seated", **self.snapshot(i))
+                self.tell_how_to_return(seat.client, i)
         for watcher in self.watchers:
             watcher.send("seated", **self.snapshot(None))
+        self.tell_fixed_deal(self.everyone())
         self.step()
+
+    def tell_fixed_deal(self, clients: list[Client]) -> None:
+        """A table dealt from a chosen seed says so to whoever sees it: its creator may know the deal."""
+        if self.fixed and self.game is not None:
+            for client in clients:
+                client.send("note", key="seed", name="", seed=self.seed)
+
+    def tell_how_to_return(self, client: Client, seat: int) -> None:
+        """A keyless player is shown, on her own screen only, the code that brings her back to her seat."""
+        owner = self.seats[seat].owner
+        if self.game is not None and owner is not None and owner.key and owner.key.startswith(CODE_PREFIX):
+            login = f"{shown(owner.user, NAME_MAX)}+{owner.key.removeprefix(CODE_PREFIX)}"
+            client.send("note", key="code", name=self.seats[seat].name, login=login)
 
     def make_referee(self) -> None:
         from ..plugins import resolve_bot
@@ -362,15 +402,21 @@ class Table:
     def sit(self, client: Client, seat: int) -> None:
         s = self.seats[seat]
         if s.owner is None:
-            s.owner, s.name = client.identity, self.unique_name(client.identity.user)
+            identity = client.identity
+            if identity.key is None:  # no key: a code only this player is shown holds the seat
+                identity = client.identity = Identity(identity.user, CODE_PREFIX + new_return_code())
+            s.owner, s.name = identity, self.unique_name(identity.user)
         s.client, s.left_at = client, None
         client.table, client.seat = self, seat
+        self.idle_since = None
         self.server.save_meta(self)
         if self.game is None and not self.free_seats():
             self.start_game()
             return
         client.send("seated", **self.snapshot(seat))
         if self.game is not None:
+            self.tell_how_to_return(client, seat)
+            self.tell_fixed_deal([client])
             self.note("back", seat)
             self.send_status()
             if self.game.phase is Phase.FLIP or (self.game.phase is Phase.ROUND_OVER and self.timer is None):
@@ -396,6 +442,8 @@ class Table:
             seat = client.seat
             s = self.seats[seat]
             s.client = None
+            if not self.anyone_here():
+                self.idle_since = time.monotonic()
             if self.game is None:  # before the game: the seat opens again
                 s.owner, s.name = None, None
                 if any(other.owner is not None for other in self.seats):
@@ -420,6 +468,12 @@ def variant_labels(rules: Rules) -> list[str]:
             for name in sorted(rules.variants, key=VARIANTS.index)]
 
 
+def str_or_none(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError("a seat's owner is a name and a key")
+    return value
+
+
 def _flip_order(name: str) -> tuple:
     return (len(name), name)
 
@@ -428,7 +482,7 @@ class TableServer:
     """Every table, the tokens the SSH front issued, and the local socket clients connect to."""
 
     def __init__(self, data_dir: Path, turn_seconds: float | None = None, grace: float = 30.0,
-                 stats: bool = True, pace: float = 1.0) -> None:
+                 stats: bool = True, pace: float = 1.0, abandoned_after: float = ABANDONED_AFTER) -> None:
         self.root = data_dir / "serve"
         self.tables_dir = self.root / "tables"
         self.data_dir = data_dir
@@ -436,6 +490,8 @@ class TableServer:
         self.grace = grace
         self.stats = stats
         self.pace = pace  # scales the pauses (tests and benchmarks: 0)
+        self.abandoned_after = abandoned_after
+        self.sweeper: asyncio.TimerHandle | None = None
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Identity] = {}
         self.clients: set[Client] = set()
@@ -453,8 +509,48 @@ class TableServer:
         socket_path.chmod(0o600)
         for table in self.tables.values():
             table.step()
+        self.sweep()
+
+    def sweep(self) -> None:
+        """End the tables nobody has been at for `abandoned_after` seconds; look again soon."""
+        now = time.monotonic()
+        for table in list(self.tables.values()):
+            if table.anyone_here():
+                table.idle_since = None
+            elif table.idle_since is None:
+                table.idle_since = now
+            elif now - table.idle_since >= self.abandoned_after:
+                self.abandon(table)
+        self.sweeper = asyncio.get_running_loop().call_later(min(30.0, self.abandoned_after / 4), self.sweep)
+
+    def abandon(self, table: Table) -> None:
+        """A table everyone left long ago ends: a game in progress is kept in serve/abandoned/
+        (a record whose last round stops before its end), its table files go."""
+        from datetime import datetime, timezone
+
+        from ..storage import atomic_write
+
+        table.cancel_timer()
+        for referee in table.referees:
+            referee.close()
+        for watcher in list(table.watchers):
+            watcher.send("bye", text="this table was abandoned")
+            watcher.writer.close()
+        if table.game is not None and not table.game.over:
+            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+            try:
+                atomic_write(self.root / "abandoned" / f"{stamp}-{table.id}.json",
+                             dumps(self.record_of(table)), durable=True)
+            except OSError as err:
+                self.problem(f"table {table.id}: cannot save the abandoned game: {err}")
+                table.idle_since = time.monotonic()  # its files stay; tried again a whole period later
+                return
+        (self.tables_dir / f"{table.id}.json").unlink(missing_ok=True)
+        self.drop(table)
 
     async def close(self) -> None:
+        if self.sweeper is not None:
+            self.sweeper.cancel()
         if self.server is not None:
             self.server.close()
         for client in list(self.clients):
@@ -498,7 +594,9 @@ class TableServer:
         try:
             hello = await asyncio.wait_for(
                 p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX), timeout=10)
-            identity = self.tokens.get(hello.get("token")) if hello and hello["type"] == "hello" else None
+            token = hello.get("token") if hello and hello["type"] == "hello" else None
+            # Single-use: the session's client greets once; a copy of its token is worth nothing.
+            identity = self.tokens.pop(token, None) if isinstance(token, str) else None
             if identity is None:
                 writer.write(p.encode("error", text="unknown token"))
                 return
@@ -588,6 +686,11 @@ class TableServer:
             raise ValueError("leave your table first")
         if len([t for t in self.tables.values() if t.state() != "over"]) >= MAX_TABLES:
             raise ValueError("the server has as many tables as it takes")
+        user = client.identity.user
+        if sum(1 for t in self.tables.values()
+               if t.state() != "over" and any(s.owner is not None and s.owner.user == user for s in t.seats)
+               ) >= TABLES_PER_NAME:
+            raise ValueError(f"a name sits at {TABLES_PER_NAME} unfinished tables at most")
         seats_in = message.get("seats")
         if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
             raise ValueError(f"a table has {MIN_SEATS}-{MAX_SEATS} seats")
@@ -620,6 +723,7 @@ class TableServer:
         table = Table(secrets.token_hex(4), name, seats, rules,
                       seed if seed is not None else new_seed(), self)
         self.tables[table.id] = table
+        table.fixed = seed is not None  # its creator may know the deal: everyone is told
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
         self.lobby_changed()
 
@@ -652,6 +756,7 @@ class TableServer:
         table.watchers.add(client)
         client.table, client.seat = table, None
         client.send("seated", **table.snapshot(None))
+        table.tell_fixed_deal([client])
 
     def drop(self, table: Table) -> None:
         self.tables.pop(table.id, None)
@@ -692,7 +797,8 @@ class TableServer:
     def write_meta(self, table: Table) -> None:
         from ..storage import atomic_write
 
-        meta = {"id": table.id, "name": table.name, "seed": table.seed, "rules": table.rules.to_json(),
+        meta = {"id": table.id, "name": table.name, "seed": table.seed, "fixed": table.fixed,
+                "rules": table.rules.to_json(),
                 "seats": [{"kind": s.kind, "bot": s.bot, "name": s.name,
                            "owner": s.owner.to_json() if s.owner else None} for s in table.seats]}
         atomic_write(self.tables_dir / f"{table.id}.table.json", json.dumps(meta))
@@ -722,28 +828,57 @@ class TableServer:
 
     def restore(self) -> None:
         """Bring back every unfinished table from its files, exactly where its last turn left it."""
+        from ..files import why
+
         if not self.tables_dir.is_dir():
             return
         for meta_path in sorted(self.tables_dir.glob("*.table.json")):
             try:
                 table = self.load_table(meta_path)
-            except (OSError, ValueError, KeyError, TypeError, DuckError) as err:
-                self.problem(f"{meta_path.name}: not restored: {shown(str(err), 120)}")
+            except OSError as err:
+                self.set_aside(meta_path, why(err))
+                continue
+            except (ValueError, KeyError, TypeError, IndexError, RecursionError, DuckError) as err:
+                self.set_aside(meta_path, str(err))
                 continue
             if table.state() != "over":
                 self.tables[table.id] = table
 
+    def set_aside(self, meta_path: Path, reason: str) -> None:
+        """A table whose files cannot be read is moved out of the way (never read again, never
+        lost), with one line for the host; the server starts without it."""
+        table_id = meta_path.name.removesuffix(".table.json")
+        aside = self.tables_dir / SET_ASIDE
+        moved = []
+        for path in (meta_path, self.tables_dir / f"{table_id}.json"):
+            if path.is_symlink() or path.exists():
+                try:
+                    aside.mkdir(exist_ok=True)
+                    path.rename(aside / path.name)
+                    moved.append(path.name)
+                except OSError:
+                    pass
+        where = f"; moved to serve/tables/{SET_ASIDE}/" if moved else ""
+        self.problem(f"table {shown(table_id, 40)}: not restored: {shown(reason, 120)}{where}")
+
     def load_table(self, meta_path: Path) -> Table:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        from ..files import read_bounded
+        from ..record import read_file
+
+        meta = json.loads(read_bounded(meta_path, META_MAX).decode("utf-8"))
+        table_id = meta_path.name.removesuffix(".table.json")
+        if meta["id"] != table_id or not re.fullmatch(r"[0-9a-f]{1,32}", table_id):
+            raise ValueError("the table's id is not its file's name")
         seats = []
         for s in meta["seats"]:
-            owner = Identity(*s["owner"]) if s.get("owner") else None
+            owner = Identity(*map(str_or_none, s["owner"][:2])) if s.get("owner") else None
             seats.append(Seat(s["kind"], bot=s.get("bot"), name=s.get("name"), owner=owner))
         rules = read_rules({"rules": meta["rules"]})
-        table = Table(str(meta["id"]), str(meta["name"]), seats, rules, int(meta["seed"]), self)
+        table = Table(table_id, shown(meta["name"], LABEL_MAX), seats, rules, int(meta["seed"]), self)
+        table.fixed = meta.get("fixed") is True
         record_path = self.tables_dir / f"{table.id}.json"
-        if record_path.exists():
-            record = loads(record_path.read_text(encoding="utf-8"))
+        if record_path.is_symlink() or record_path.exists():
+            record = read_file(record_path)
             table.game = replay(record)
             table.make_referee()
             now = time.monotonic()

@@ -14,28 +14,85 @@ from __future__ import annotations
 import asyncio
 import errno
 import fcntl
+import ipaddress
 import os
 import signal
 import struct
 import subprocess
 import sys
 import termios
+import unicodedata
 from pathlib import Path
 
 import asyncssh
 
 from ..files import read_bounded, why
 from ..untrusted import shown
-from .server import Identity, TableServer
+from .server import Identity, TableServer, login_identity
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
 AUTHORIZED_KEYS_MAX = 1024 * 1024  # bytes read of an --authorized-keys file
-LOGIN_TIMEOUT = 20  # seconds to finish logging in
+LOGIN_TIMEOUT = 10  # seconds from the TCP connection to a finished login; then it is cut
+LISTEN_BACKLOG = 1024  # a burst of connections waits in the kernel to be accepted (and counted)
+PREAUTH_PER_SOURCE = 8  # connections not yet logged in from one address (an IPv6 /64) at once
+MAX_COLUMNS, MAX_ROWS = 500, 200  # a window larger than any real terminal is clamped to this
+TERM_MAX = 64  # characters of a TERM name; anything else (a NUL, a control) becomes xterm-256color
+RESIZE_DELAY = 0.05  # seconds: resizes closer together than this reach the client as one
+# Limits of each session's client process: one guest never takes more than its share.
+CLIENT_ADDRESS_SPACE = 1024 ** 3  # bytes of virtual memory (a client at 500x200 peaks near 260 MB)
+CLIENT_CPU_SECONDS = 4 * 3600  # CPU time of one session (an evening's play takes minutes)
 
 NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"
 NEEDS_PTY = "duckcover: the game needs a terminal; connect with: ssh -t -p {port} {host}"
 FULL = "duckcover: the server is full ({limit} players); please try again later."
+INVISIBLE_NAME = ("duckcover: a login name needs a visible letter, digit or sign; "
+                  "connect with: ssh -p {port} NAME@{host}")
+CANNOT_START = "duckcover: cannot start the game here; please try again later."
+
+
+def source_of(peer: str | None) -> str:
+    """The address a per-source limit counts under: an IPv4 address, or the /64 of an IPv6 one
+    (one machine commonly holds a whole /64)."""
+    try:
+        address = ipaddress.ip_address(peer or "")
+    except ValueError:
+        return str(peer)
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def clamped_size(width: int, height: int) -> tuple[int, int]:
+    """A window size as the client's pty gets it: 0 means the default, more than a real
+    terminal has is cut to MAX_COLUMNS x MAX_ROWS (a huge screen costs the client memory)."""
+    return (min(width or 80, MAX_COLUMNS), min(height or 24, MAX_ROWS))
+
+
+def safe_term(term: str | None) -> str:
+    """The TERM name handed to the client: printable ASCII of a sane length, else a default."""
+    if term and len(term) <= TERM_MAX and term.isascii() and term.isprintable() and " " not in term:
+        return term
+    return "xterm-256color"
+
+
+def visible_name(name: str) -> bool:
+    """Whether a login name shows something: at least one letter, digit, punctuation or symbol
+    (a name of only U+200B, spaces, format characters or combining marks shows blank)."""
+    return any(unicodedata.category(char)[0] in "LNPS" for char in name)
+
+
+def limit_client(pid: int) -> None:
+    """Cap one session's client process (Linux: prlimit; elsewhere it runs unlimited). Not
+    niced: under load a lower priority made guests' screens lag behind their own keys."""
+    import resource
+
+    if hasattr(resource, "prlimit"):
+        for which, value in ((resource.RLIMIT_AS, CLIENT_ADDRESS_SPACE), (resource.RLIMIT_CPU, CLIENT_CPU_SECONDS),
+                             (resource.RLIMIT_CORE, 0)):
+            resource.prlimit(pid, which, (value, value))
 
 
 def load_host_key(path: Path) -> asyncssh.SSHKey:
@@ -87,6 +144,11 @@ class Front:
         self.speed = speed  # every session's table screen paces its reveals so
         self.connections = 0
         self.sessions: set[GameSession] = set()
+        self.preauth: dict[str, int] = {}  # source -> connections from it not yet logged in
+
+    def log(self, text: str) -> None:
+        """One line for the host on stderr (guest text in it is shown escaped and bounded)."""
+        print(f"duckcover: {shown(text, 300)}", file=sys.stderr, flush=True)
 
     def stop_sessions(self) -> None:
         for session in list(self.sessions):
@@ -98,15 +160,37 @@ class GameSSHServer(asyncssh.SSHServer):
         self.front = front
         self.conn = None
         self.key_fingerprint: str | None = None
+        self.source: str | None = None  # counted in front.preauth until the login finishes
 
     def connection_made(self, conn) -> None:
         self.conn = conn
-        self.front.connections += 1
-        if self.front.connections > self.front.max_connections + PREAUTH_EXTRA:
+        front = self.front
+        front.connections += 1
+        source = source_of((conn.get_extra_info("peername") or ("?",))[0])
+        if front.preauth.get(source, 0) >= PREAUTH_PER_SOURCE:
+            conn.abort()  # one address holding many half-open logins: others still get in
+            return
+        self.source = source
+        front.preauth[source] = front.preauth.get(source, 0) + 1
+        if front.connections > front.max_connections + PREAUTH_EXTRA:
             conn.abort()  # a flood: not even a line for these
+
+    def login_over(self) -> None:
+        """This connection no longer counts as a login under way (it finished, or it ended)."""
+        if self.source is not None:
+            left = self.front.preauth.get(self.source, 1) - 1
+            if left > 0:
+                self.front.preauth[self.source] = left
+            else:
+                self.front.preauth.pop(self.source, None)
+            self.source = None
+
+    def auth_completed(self) -> None:
+        self.login_over()
 
     def connection_lost(self, exc) -> None:
         self.front.connections -= 1
+        self.login_over()
 
     def begin_auth(self, username: str) -> bool:
         return True  # always ask, so a client offers its key and is recognised by it
@@ -135,7 +219,7 @@ class GameSSHServer(asyncssh.SSHServer):
 
     def session_requested(self):
         user = self.conn.get_extra_info("username") or "guest"
-        return GameSession(self.front, Identity(user, self.key_fingerprint))
+        return GameSession(self.front, login_identity(user, self.key_fingerprint))
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -151,15 +235,15 @@ class GameSession(asyncssh.SSHServerSession):
         self.pending = bytearray()
         self.token: str | None = None
         self.reading = False
+        self.resize: asyncio.TimerHandle | None = None
 
     def connection_made(self, chan) -> None:
         self.chan = chan
 
     # --- what the client asks for -------------------------------------------------------
     def pty_requested(self, term_type: str, term_size, term_modes) -> bool:
-        self.term = term_type or "xterm"
-        width, height = term_size[0] or 80, term_size[1] or 24
-        self.size = (width, height)
+        self.term = safe_term(term_type)
+        self.size = clamped_size(term_size[0], term_size[1])
         return True
 
     def shell_requested(self) -> bool:
@@ -186,6 +270,8 @@ class GameSession(asyncssh.SSHServerSession):
         host = front.host if front.host not in ("0.0.0.0", "::", "") else "HOST"
         if self.refusal is None and self.term is None:
             self.refusal = NEEDS_PTY
+        if self.refusal is None and not visible_name(self.identity.user):
+            self.refusal = INVISIBLE_NAME
         if self.refusal is None and len(front.sessions) >= front.max_connections:
             self.refusal = FULL
         if self.refusal is not None:
@@ -196,10 +282,14 @@ class GameSession(asyncssh.SSHServerSession):
         front.sessions.add(self)
         try:
             self.start_client()
-        except OSError as err:
-            front.sessions.discard(self)
-            self.chan.write(f"duckcover: cannot start the game: {err}\r\n".encode())
-            self.chan.exit(1)
+        except Exception as err:  # noqa: BLE001 - whatever a guest sent, the server stays up
+            front.log(f"a session of {self.identity.user!r} did not start: {type(err).__name__}: {err}")
+            self.stop()  # its pty, its process and its token: nothing is left behind
+            try:
+                self.chan.write((CANNOT_START + "\r\n").encode())
+                self.chan.exit(1)
+            except OSError:
+                pass
 
     # --- the client process on its pty -------------------------------------------------
     def start_client(self) -> None:
@@ -217,6 +307,7 @@ class GameSession(asyncssh.SSHServerSession):
             "DUCKCOVER_TOKEN": self.token,
             "DUCKCOVER_DATA": str(self.front.tables.data_dir),
             "DUCKCOVER_SPEED": self.front.speed,
+            "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MB of address space per arena: stay well under the cap
         }
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
             if name in os.environ:
@@ -228,6 +319,7 @@ class GameSession(asyncssh.SSHServerSession):
             )
         finally:
             os.close(slave)
+        limit_client(self.proc.pid)
         os.set_blocking(master, False)
         self.resume_reading()
 
@@ -243,8 +335,17 @@ class GameSession(asyncssh.SSHServerSession):
                 pass
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        self.size = (width or 80, height or 24)
-        self.set_size()
+        # A flood of resizes reaches the client as one: each would cost it a whole repaint.
+        self.size = clamped_size(width, height)
+        if self.resize is None:
+            self.resize = asyncio.get_running_loop().call_later(RESIZE_DELAY, self.resized)
+
+    def resized(self) -> None:
+        self.resize = None
+        try:
+            self.set_size()
+        except OSError:
+            pass  # the pty is going away
 
     def resume_reading(self) -> None:
         if self.master is not None and not self.reading:
@@ -315,6 +416,9 @@ class GameSession(asyncssh.SSHServerSession):
 
     def close_pty(self) -> None:
         self.front.sessions.discard(self)
+        if self.resize is not None:
+            self.resize.cancel()
+            self.resize = None
         if self.token is not None:
             self.front.tables.revoke_token(self.token)
         if self.master is not None:
@@ -351,7 +455,7 @@ async def start(front: Front, host: str, port: int, host_key: asyncssh.SSHKey):
     """Listen for SSH; returns the acceptor (its .sockets hold the real port)."""
     return await asyncssh.create_server(
         lambda: GameSSHServer(front), host, port,
-        server_host_keys=[host_key],
+        server_host_keys=[host_key], backlog=LISTEN_BACKLOG,
         login_timeout=LOGIN_TIMEOUT,
         agent_forwarding=False, x11_forwarding=False, allow_pty=True, line_editor=False,
         encoding=None, allow_scp=False, sftp_factory=None, keepalive_interval=30, keepalive_count_max=4,
