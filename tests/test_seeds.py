@@ -55,13 +55,13 @@ async def test_a_server_table_created_without_a_seed_gets_128_bits(tmp_path):
         await client.until("seated")
         table = next(iter(server.tables.values()))
         seeds = [table.seed]
-        for _ in range(3):
+        for _ in range(2):  # a login name may hold three unfinished tables (serve's bound)
             client.send("leave")
             await client.until("left")
             client.send("create", seats=["human", "easy"], name="t")
             await client.until("seated")
             seeds += [t.seed for t in server.tables.values() if t.seed not in seeds]
-        # 4 draws: the chance that all fall under 2**120 is 2**-32.
+        # 3 draws: the chance that all fall under 2**120 is 2**-24.
         assert max(seeds) >= WIDE
         await client.close()
     finally:
