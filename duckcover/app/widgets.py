@@ -212,7 +212,7 @@ class GridWidget(Widget):
         self.auto_links = False  # nothing here is a link: hovering must not repaint
         self.glyphs = glyphs()
         self.cells: Mapping[Cell, Stack] = {}
-        self.splashes: tuple[int, ...] = (0,) * 12
+        self.splashes: tuple[int, ...] | None = (0,) * 12  # None: the round scores numbers, no drops
         self.marks: dict[Cell, str] = {}
         self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
 
@@ -221,10 +221,13 @@ class GridWidget(Widget):
              cursor: Cell | None = None) -> None:
         marks = dict(marks or {})
         had_targets, old_bounds = bool(self.targets), self.bounds()
-        if (cells, marks) == (self.cells, self.marks) and cursor == self.cursor:
+        splashes = tuple(splashes) if splashes is not None else None
+        if (cells, marks, splashes) == (self.cells, self.marks, self.splashes) and cursor == self.cursor:
             return  # nothing changed: spare the repaint
         old_cells, old_marks, old_cursor, old_size = self.cells, self.marks, self.cursor, self.card_size()
-        self.cells, self.splashes = cells, tuple(splashes)
+        if splashes != self.splashes:
+            old_cells = {}  # every card's face changes
+        self.cells, self.splashes = cells, splashes
         self.marks = marks
         self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
@@ -464,10 +467,12 @@ class GridWidget(Widget):
             marker = CURSOR_MARKER if at_cursor else " "
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
                                marker=marker)
-        card, splashes = stack[-1], self.splashes[stack[-1].number - 1]
+        card = stack[-1]
+        splashes = self.splashes[card.number - 1] if self.splashes is not None else None
         if not size.boxed:
             gap = 1 if size in MARKED_SIZES else 0
-            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1 - gap, 1), self.glyphs)[0]
+            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1 - gap, 1), self.glyphs,
+                              home=self.seat)[0]
             if mark == "called":  # still marked when the cursor's marker stands before it
                 face.stylize(Style(underline=True))
             return [self._line_marker(mark, at_cursor, size) + face + Text(" " * gap)]
