@@ -31,6 +31,7 @@ from .controller import Reveal, TurnController
 from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
+from .telling import round_end_words, round_scores_words, round_start_words
 from .words import bot_label, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -276,10 +277,11 @@ class TableScreen(Screen):
         game = self.ctl.game
         for line in self.earlier:
             self.log_line(line)
-        if game.turn_number:  # a resumed game
-            self.log_line(t("log.resumed", round=game.round_index + 1, turn=game.turn_number), bold=True)
+        if game.turn_number:  # a resumed game, or one joined mid-round
+            joined = "log.watching" if self.options.watch else "log.resumed"
+            self.log_line(t(joined, round=game.round_index + 1, turn=game.turn_number), bold=True)
         else:
-            self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
+            self.log_line(round_start_words(game.round_index + 1), bold=True)
         self.refresh_table()
         self.advance()
 
@@ -618,11 +620,10 @@ class TableScreen(Screen):
         self.set_prompt("")
         self.refresh_table()
         outcome = game.results[-1]
-        self.log_line(t("log.round_end", round=len(game.results), reason=t(f"reason.{outcome.reason}")), bold=True)
-        if self.options.watch and self.options.speed == "instant":
-            # The scorepad is up only for an instant: the round's scores stay in the log.
-            scores = ", ".join(f"{self.seat_name(seat)} {score:+d}" for seat, score in enumerate(outcome.scores))
-            self.log_line(t("log.round_scores", round=len(game.results), scores=scores))
+        self.log_line(round_end_words(len(game.results), outcome.reason), bold=True)
+        # The round's scores stay in the log once the scorepad is closed (and its story retold later
+        # says them the same way).
+        self.log_line(round_scores_words(len(game.results), game.names, outcome.scores))
         # After the refresh, so the table behind the scorepad shows the round's last line.
         self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
                                 self.after_round_end)
@@ -638,7 +639,7 @@ class TableScreen(Screen):
         self.ctl.start_round()
         self.app.save_game()
         self.go(TurnState.IDLE)
-        self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
+        self.log_line(round_start_words(game.round_index + 1), bold=True)
         self.set_explain("")
         for panel in self.query(SeatPanel):
             panel.grid.new_round()
