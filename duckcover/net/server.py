@@ -151,7 +151,7 @@ class Table:
         """The record without what nobody at the table may know: the seed, the deck order and
         which cards Surprises removed (a client replays it with the flips named, from the
         round's whole card set in plain order, as `replay(record, unseen=True)`)."""
-        record = self.server.record_of(self)  # with the marks the log tells (fallbacks, stand-ins)
+        record = TableServer.record_of(self)  # with the marks the log tells (fallbacks, stand-ins)
         record["seed"] = 0
         for entry in record["rounds"]:
             entry["deck"] = sorted(entry["deck"] + entry.pop("removed", []), key=_flip_order)
@@ -672,7 +672,8 @@ class TableServer:
                 client.send("lobby", tables=tables)
 
     # --- records ------------------------------------------------------------------------
-    def record_of(self, table: Table) -> dict:
+    @staticmethod
+    def record_of(table: Table) -> dict:
         from ..safety import Fallback, add_fallbacks
 
         record = to_record(table.game, bots=[s.bot for s in table.seats])
