@@ -142,3 +142,39 @@ async def test_the_round_end_says_what_to_press_at_80x24_with_seven_players(tmp_
         await pilot.pause()
         assert isinstance(app.screen, RoundEndScreen)
         assert any(t("round_end.next") in line for line in screen_lines(app))
+
+
+# --- 120x40: one drawing style for every opponent -----------------------------------------
+async def when_one_grid_spreads_out(pilot):
+    """Seed 2, you and three bots: at flip 9 Gwen's grid is too wide for boxed cards, the
+    others are not (checked by the test)."""
+    for _ in range(200):
+        await step(pilot)
+        table = table_of(pilot.app)
+        if table is not None and table.chooser is not None and table.ctl.game.turn_number + 1 >= 9:
+            await pilot.pause()
+            return
+    raise AssertionError("flip 9 never came")
+
+
+def make_four(tmp_path):
+    return create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=2, speed="instant", lang="en",
+                                 data_dir=tmp_path, stats=False, save=False))
+
+
+async def test_opponents_are_drawn_in_one_style_when_one_grid_spreads_out(tmp_path):
+    app = make_four(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await when_one_grid_spreads_out(pilot)
+        table = table_of(app)
+        panels = list(table.query(".opponent").results(SeatPanel))
+        assert len({panel.grid.fitting_card_size().boxed for panel in panels}) == 2  # alone, they would differ
+        assert len({panel.grid.card_size() for panel in panels}) == 1
+        for panel in panels:  # one-line cards, and every fact of every card still there
+            assert not panel.grid.card_size().boxed
+            assert shown_cards(grid_text(app, panel), panel.seat) == expected_cards(table.ctl.game, panel.seat)
+            assert not {"╭", "╰", "│"} & set(grid_text(app, panel))  # nothing left of a boxed frame
+
+
+def test_snapshot_opponents_in_one_style(snap_compare, tmp_path):
+    assert snap_compare(make_four(tmp_path), terminal_size=(120, 40), run_before=when_one_grid_spreads_out)

@@ -71,14 +71,18 @@ MARKED_MICRO = CardSize("micro", 5, 1)
 MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_SHORT, MARKED_TINY, MARKED_MICRO)
 
 
-def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES) -> CardSize:
+def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES, hang: int = 0) -> CardSize:
     """The largest card size that shows `columns` x `rows` cells in width x height. When none
     shows every row, the largest one-line size that shows every column (the rows below are cut,
-    never a card in two); when none does that either, the smallest."""
+    never a card in two); when none does that either, the smallest. `hang`: columns more that a
+    one-line size may take (its first cell's leading gap, left out)."""
+    def room(size: CardSize) -> int:
+        return width + (hang if size.height == 1 else 0)
+
     for size in sizes:
-        if columns * size.width <= width and rows * size.height <= height:
+        if columns * size.width <= room(size) and rows * size.height <= height:
             return size
-    return next((size for size in sizes if size.height == 1 and columns * size.width <= width), sizes[-1])
+    return next((size for size in sizes if size.height == 1 and columns * size.width <= room(size)), sizes[-1])
 
 
 def family_letter(family: int) -> str:

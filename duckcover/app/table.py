@@ -271,6 +271,10 @@ class TableScreen(Screen):
         return [(self.main_seat + i) % n for i in range(n)]
 
     def on_mount(self) -> None:
+        # One drawing style for every opponent: a grid that spreads out takes the others along.
+        grids = [panel.grid for panel in self.query(".opponent").results(SeatPanel)]
+        for grid in grids:
+            grid.alike = grids
         self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
@@ -344,6 +348,8 @@ class TableScreen(Screen):
                                   game.totals[seat])
             if panel.has_class("-captain") != (seat == game.captain):
                 panel.set_class(seat == game.captain, "-captain")
+        for panel in self.query(".opponent").results(SeatPanel):
+            panel.grid.match_size()
         self.put("#status", self.status_text())
         self.query_one("#heaps", Heaps).set_faces(self.heap_faces())
         self.put("#table-info", self.table_info())
