@@ -50,3 +50,21 @@ async def test_a_competition_round_shows_numbers_without_drops(tmp_path):
             assert "(" not in values
             assert sorted(map(int, values.split())) == sorted(s[-1].number for s in ctl.game.table(0)[0][seat].values())
         assert "numbers score" in rendered(scorepad(ctl))
+
+
+async def test_the_replay_viewer_shows_drops_only_in_rounds_that_score_splashes():
+    from duckcover.app.replay_viewer import ReplayApp, build_timeline
+    from duckcover.app.widgets import GridWidget
+    from duckcover.harness import play_game
+    from duckcover.record import to_record
+    from duckcover_bots.greedy import GreedyBot
+
+    game = play_game([GreedyBot(), GreedyBot()], rules=rules_with_variants(["competition:2"]), seed=3,
+                     names=["Connie", "Jackson"])
+    timeline = build_timeline(to_record(game, bots=["greedy", "greedy"]))
+    app = ReplayApp(timeline)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for round_number, drops in ((1, True), (2, False), (3, True)):
+            await pilot.press(str(round_number))
+            grid = app.screen.query_one("#replay-grid-0", GridWidget)
+            assert ("●" in grid.as_text().plain) is drops, round_number

@@ -340,7 +340,8 @@ class ReplayScreen(Screen):
             self.query_one("#replay-turn", Static).update(t("replay.empty"))
             return
         moved = step.turn.moves if step.turn else ()
-        splashes = timeline.rules.splashes
+        # A round that scores card numbers (Competition) shows no drops, as at the table.
+        splashes = None if timeline.rules.for_round(step.round_index).scores_numbers else timeline.rules.splashes
         for seat, grid in enumerate(step.grids):
             move = moved[seat] if moved else None
             marks = {move.to: "called"} if move is not None and move.to in grid else {}
