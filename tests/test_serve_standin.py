@@ -9,7 +9,7 @@ import pytest
 from duckcover import i18n
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen
-from duckcover.game import CHOOSING, Phase
+from duckcover.game import CHOOSING
 from duckcover.net.server import Identity, TableServer
 from duckcover.record import read_turn_seats
 
