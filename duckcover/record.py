@@ -221,6 +221,38 @@ def read_bot_key(data: dict) -> bytes | None:
     return None
 
 
+def add_turn_seats(record: dict, key: str, marks) -> dict:
+    """Write a turn extension that lists seats (`standins`: docs/record.md) into a record, in
+    place, from (seat, round index, turn index) marks; a turn not yet in the record is skipped."""
+    for seat, round_index, turn_index in marks:
+        try:
+            turn = record["rounds"][round_index]["turns"][turn_index]
+        except (IndexError, KeyError, TypeError):
+            continue  # the turn is still being played
+        seats = turn.setdefault(key, [])
+        if seat not in seats:
+            seats.append(seat)
+            seats.sort()
+    return record
+
+
+def read_turn_seats(data: dict, key: str) -> dict[tuple[int, int], list[int]]:
+    """A turn extension that lists seats (`fallbacks`, `standins`: docs/record.md), as
+    (round index, turn index) -> seats. Anything malformed is left out: the marks are
+    informational and never stop a record from being read."""
+    found: dict[tuple[int, int], list[int]] = {}
+    rounds = data.get("rounds") if isinstance(data, dict) else None
+    for r, entry in enumerate(rounds if isinstance(rounds, list) else []):
+        turns = entry.get("turns") if isinstance(entry, dict) else None
+        for n, turn in enumerate(turns if isinstance(turns, list) else []):
+            seats = turn.get(key) if isinstance(turn, dict) else None
+            if isinstance(seats, list):
+                valid = sorted({seat for seat in seats if type(seat) is int and 0 <= seat < 9})
+                if valid:
+                    found[(r, n)] = valid
+    return found
+
+
 def replay(data: dict, *, unseen: bool = False) -> Game:
     """Re-play a record through the engine; RecordError says where and why it breaks.
 

@@ -122,6 +122,11 @@ class Rules:
         numbers = [n for n in NUMBERS if n > 3] if self.has(CONSTRAINTS) else list(NUMBERS)
         return numbers + numbers + [MAX, REPEAT]
 
+    @property
+    def scores_numbers(self) -> bool:
+        """Visible cards score their numbers (Competition), not their splashes."""
+        return COMPETITION in self.variants
+
     def value(self, number: int) -> int:
         """What a visible card scores: its splashes, or its number under Competition."""
         return self.values[number]

@@ -179,7 +179,7 @@ class DuckCoverApp(PlainKeys, App):
         reads on from where the game stopped). A record that resumed always tells its story."""
         from .replay_viewer import build_timeline, story_lines
 
-        return story_lines(build_timeline(record, final=game))
+        return story_lines(build_timeline(record, final=game), record)
 
     def show_table(self) -> None:
         self.replace_main(TableScreen(self.controller, self.options))

@@ -2,8 +2,8 @@
 as drops, and the stack's height. Each size is a fixed block of cells, so a grid of them is
 a grid of equal boxes that never run together.
 
-    LARGE (9x5)      MEDIUM (9x4)     SMALL (7x3)    LINE (8x1)
-    ╭─────x3╮        ╭─────x3╮        ╭──x3─╮         B12●3x3
+    LARGE (9x5)      MEDIUM (9x4)     SMALL (7x3)    LINE (8x1)   SHORT (7x1)
+    ╭─────x3╮        ╭─────x3╮        ╭──x3─╮         B12●3x3      12●3x3
     │B      │        │B    12│        │B12●3│
     │  12   │        │●●●    │        ╰cover╯
     │ ●●●   │        ╰─cover─╯
@@ -56,26 +56,33 @@ LARGE = CardSize("large", 9, 5)
 MEDIUM = CardSize("medium", 9, 4)
 SMALL = CardSize("small", 7, 3)
 LINE = CardSize("line", 8, 1)  # a gap (or a marker) and 7 characters
+# A gap and 6 characters: every fact of a card of the grid's own family, its letter left out
+# (`12●3x2`): five columns of an opponent's across half of 80 columns.
+SHORT = CardSize("short", 7, 1)
 TINY = CardSize("tiny", 6, 1)
-# The last resort, for a wide grid in a narrow region (five columns of an opponent's at 80x24):
-# the family and the number only (`B12`); the seat's title still gives the score.
+# The last resort, for a grid too wide for its region: the family and the number only (`B12`).
 MICRO = CardSize("micro", 4, 1)
-SIZES = (LARGE, MEDIUM, SMALL, LINE, TINY, MICRO)  # largest first
+SIZES = (LARGE, MEDIUM, SMALL, LINE, SHORT, TINY, MICRO)  # largest first
 # A grid with marks needs its marker column AND a gap, or a marked cell runs into the next.
 MARKED_LINE = CardSize("line", 9, 1)
+MARKED_SHORT = CardSize("short", 8, 1)
 MARKED_TINY = CardSize("tiny", 7, 1)
 MARKED_MICRO = CardSize("micro", 5, 1)
-MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_TINY, MARKED_MICRO)
+MARKED_SIZES = (LARGE, MEDIUM, SMALL, MARKED_LINE, MARKED_SHORT, MARKED_TINY, MARKED_MICRO)
 
 
-def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES) -> CardSize:
+def fitting_size(columns: int, rows: int, width: int, height: int, sizes=SIZES, hang: int = 0) -> CardSize:
     """The largest card size that shows `columns` x `rows` cells in width x height. When none
     shows every row, the largest one-line size that shows every column (the rows below are cut,
-    never a card in two); when none does that either, the smallest."""
+    never a card in two); when none does that either, the smallest. `hang`: columns more that a
+    one-line size may take (its first cell's leading gap, left out)."""
+    def room(size: CardSize) -> int:
+        return width + (hang if size.height == 1 else 0)
+
     for size in sizes:
-        if columns * size.width <= width and rows * size.height <= height:
+        if columns * size.width <= room(size) and rows * size.height <= height:
             return size
-    return next((size for size in sizes if size.height == 1 and columns * size.width <= width), sizes[-1])
+    return next((size for size in sizes if size.height == 1 and columns * size.width <= room(size)), sizes[-1])
 
 
 def family_letter(family: int) -> str:
@@ -87,20 +94,26 @@ def card_style(card: Card) -> Style:
     return Style(color=fg, bgcolor=bg, bold=True)
 
 
-def drops(splashes: int, glyph: str) -> str:
-    """The splashes as a row of drops; none as a dash (a blank could be anything)."""
+def drops(splashes: int | None, glyph: str) -> str:
+    """The splashes as a row of drops; none as a dash (a blank could be anything); no row at all
+    when the round scores card numbers."""
+    if splashes is None:
+        return ""
     return glyph * splashes if splashes else "-"
 
 
-def line_text(card: Card, splashes: int, height: int, drop: str, width: int = 7) -> str:
-    """One line: `B12●3x2`. A tall stack drops the splashes rather than cut its height."""
-    letter, height_text = family_letter(card.family), f"x{height}" if height > 1 else ""
-    for text in (
-        f"{letter}{card.number:>2}{drop}{splashes}{height_text}",
-        f"{letter}{card.number}{drop}{splashes}{height_text}",
-        f"{letter}{card.number:>2}{height_text}",
-        f"{letter}{card.number:>2}{drop}{splashes}",
-    ):
+def line_text(card: Card, splashes: int | None, height: int, drop: str, width: int = 7,
+              home: int | None = None) -> str:
+    """One line: `B12●3x2` (family, number, splashes, height of the stack). Narrower, the same
+    facts: the number unpadded, then, for a card of the grid's own family (`home`), without its
+    letter. Only when no whole form fits, a shorter one. `splashes` None: none to show (a round
+    that scores card numbers)."""
+    letters = [family_letter(card.family)] + ([""] if card.family == home else [])
+    score = f"{drop}{splashes}" if splashes is not None else ""
+    height_text = f"x{height}" if height > 1 else ""
+    whole = [f"{letter}{card.number:{pad}}{score}{height_text}" for letter in letters for pad in (">2", "")]
+    cut = [f"{letters[-1]}{card.number:>2}{height_text}", f"{letters[-1]}{card.number:>2}{score}"]
+    for text in (*whole, *cut):
         if len(text) <= width:
             return f"{text:<{width}}"
     return text[:width]
@@ -118,12 +131,14 @@ def edge(left: str, fill: str, right: str, width: int, word: str = "", at: str =
     return left + middle[:inner] + right
 
 
-def card_lines(card: Card, splashes: int, height: int, size: CardSize, glyphs: Glyphs, *,
-               frame: str = "plain", label: str = "", label_style: Style | None = None) -> list[Text]:
-    """The top card of a stack in `size` cells. frame: plain, cursor, moving or target."""
+def card_lines(card: Card, splashes: int | None, height: int, size: CardSize, glyphs: Glyphs, *,
+               frame: str = "plain", label: str = "", label_style: Style | None = None,
+               home: int | None = None) -> list[Text]:
+    """The top card of a stack in `size` cells. frame: plain, cursor, moving or target.
+    `splashes` None: no drops (the round scores numbers); `home`: the grid's own family."""
     body = card_style(card)
     if not size.boxed:
-        return [Text(line_text(card, splashes, height, glyphs.drop, size.width), style=body)]
+        return [Text(line_text(card, splashes, height, glyphs.drop, size.width, home), style=body)]
     at_cursor = frame.endswith("cursor")  # "cursor" or "<frame>+cursor"
     frame = frame.removesuffix("+cursor").removesuffix("cursor") or "plain"
     box: Box = {"moving": glyphs.moving}.get(frame, glyphs.plain)
@@ -138,7 +153,7 @@ def card_lines(card: Card, splashes: int, height: int, size: CardSize, glyphs: G
     elif size is MEDIUM:
         rows = [f"{letter}{number:>{inner - 1}}", f"{drops(splashes, glyphs.drop):<{inner}}"]
     else:
-        rows = [line_text(card, splashes, 1, glyphs.drop, inner)]
+        rows = [line_text(card, splashes, 1, glyphs.drop, inner, home)]
     stack = f"x{height}" if height > 1 else ""
     top = Text(edge(ends.tl, ends.h, ends.tr, size.width, stack, at="right"), style=ends_style)
     bottom = Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style)

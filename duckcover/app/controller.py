@@ -22,10 +22,9 @@ from ..game import CHOOSING, Game, Phase
 from ..i18n import t
 from ..moves import Move, Turn
 from ..rules import MADNESS, TWO_FLIPS
-from ..untrusted import NAME_MAX, shown
 from ..view import PlayerView
 from .options import SeatSpec
-from .telling import discard_words, gift_words, idle_words, move_words
+from .telling import dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words
 from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
@@ -280,7 +279,7 @@ class TurnController:
     def fallback_lines(self) -> list[str]:
         """One line per bot whose move this turn the Referee made (the log marks each one)."""
         seats, self._fallback_seats = sorted(self._fallback_seats), set()
-        return [t("log.fallback", name=self.game.names[seat]) for seat in seats]
+        return [fallback_words(self.game.names[seat]) for seat in seats]
 
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:
@@ -313,7 +312,7 @@ class TurnController:
     def turn_lines(self, turn: Turn) -> list[str]:
         game = self.game
         if turn.call.kind == "dead":
-            return [t("log.repeat_dead")]
+            return [dead_repeat_words()]
         lines = []
         placing = turn.gifts is not None
         for seat, move in enumerate(turn.moves):
@@ -330,8 +329,7 @@ class TurnController:
     def flip_line(self, turns_before: int) -> str:
         """The log's line for the card just flipped (and who flipped it)."""
         game = self.game
-        return t("log.flip", round=game.round_index + 1, turn=turns_before + 1,
-                 name=shown(game.names[game.captain], NAME_MAX), card=self.flip_label())
+        return flip_words(game.round_index + 1, turns_before + 1, self.flip_label(), game.names[game.captain])
 
     def waiting_prompt(self) -> str:
         """While the choices are being made: nobody waits for "the others" when every seat is a bot."""

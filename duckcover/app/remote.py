@@ -24,7 +24,7 @@ from textual.widgets import Footer, Static
 
 from ..difficulty import DIFFICULTIES as BOTS
 from ..errors import DuckError, RulesError
-from ..game import Game, Phase
+from ..game import CHOOSING, Game, Phase
 from ..i18n import t
 from ..net import protocol as p
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
@@ -32,6 +32,7 @@ from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
+from .telling import move_words, stand_in_words
 from .textual_compat import bind
 from .words import bot_label
 
@@ -52,6 +53,7 @@ class RemoteController(TurnController):
         self.my_seat = my_seat
         self.send = send
         self.status: dict = {}
+        self.stood_in: list[int] = []  # seats whose move in the reveal a stand-in bot chose
         self.next_flip: list[int] | None = None
         self.revealed: list | None = None
         self.next_round: dict | None = None
@@ -89,6 +91,11 @@ class RemoteController(TurnController):
         self.chosen = {seat: moves[seat] for seat in self.views}
         return super().resolve()
 
+    def fallback_lines(self) -> list[str]:
+        """The server's marks on the revealed moves: a stand-in bot chose for an absent player."""
+        seats, self.stood_in = self.stood_in, []
+        return [stand_in_words(self.game.names[seat]) for seat in seats]
+
     def start_round(self) -> None:
         from ..record import _replay_round
 
@@ -115,6 +122,15 @@ class RemoteTableScreen(TableScreen):
         self.scorepad_done = False
         self.base_prompt = ""
         self.deadline: float | None = None
+        self.chosen_for_me = None  # the move a stand-in chose for this seat while its player was away
+
+    def begin(self) -> None:
+        super().begin()
+        game, seat, move = self.ctl.game, self.ctl.my_seat, self.chosen_for_me
+        if move is not None and seat is not None and game.phase in CHOOSING:
+            # Back mid-turn: the move the stand-in bot chose for this seat, before the reveal.
+            words = move_words(game.names[seat], game.grid(seat), move, game.phase is Phase.PLACE)
+            self.log_line(t("net.chosen_for_you", move=words), bold=True)
 
     def on_mount(self) -> None:
         # (Textual runs TableScreen.on_mount too: handlers are called along the class hierarchy.)
@@ -196,6 +212,9 @@ class RemoteTableScreen(TableScreen):
         elif kind == "reveal":
             game = ctl.game
             ctl.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
+            standins = message.get("standins")
+            ctl.stood_in = sorted({s for s in standins if type(s) is int and 0 <= s < game.n}) \
+                if isinstance(standins, list) else []
             if self.state is TurnState.CHOOSING:  # still choosing here: the time ran out
                 self.chooser, self.stage = None, Stage.NONE
                 self.go(TurnState.WAITING)
@@ -560,6 +579,11 @@ class RemoteApp(DuckCoverApp):
         options = replace(self.options, watch=my_seat is None)
         earlier = self.story_so_far(record, game) if game.history or game.round_index else []
         self.table_screen = RemoteTableScreen(controller, options, earlier)
+        if my_seat is not None and message.get("your_move") is not None:
+            try:
+                self.table_screen.chosen_for_me = p.move_from_json(message["your_move"], my_seat, game.n)
+            except (DuckError, ValueError, KeyError, IndexError, TypeError):
+                pass  # a mark the log could not tell: the reveal still shows the move
         self.replace_main(self.table_screen)
 
 

@@ -24,13 +24,14 @@ from ..game import CHOOSING, Game, Phase, RoundOutcome
 from ..grid import Cell, Stack, fmt_cell, sorted_stacks
 from ..i18n import t
 from ..moves import Turn
-from ..record import read_players, replay
+from ..record import read_players, read_turn_seats, replay
 from ..rules import TWO_FLIPS
 from ..untrusted import NAME_MAX, shown
 from .cards import family_letter
 from .glyphs import PlainKeys, adapt
 from .passplay import read_sounds, sound_of
-from .telling import discard_words, gift_words, idle_words, move_words
+from .telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
+                      round_scores_words, round_start_words, stand_in_words)
 from .textual_compat import bind
 from .widgets import GridWidget
 from .words import flip_word
@@ -139,7 +140,7 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
     names, n = timeline.names, len(timeline.names)
     rules = timeline.rules.for_round(step.round_index)  # a variant may play some rounds only
     if turn.call.kind == "dead":
-        return [t("replay.repeat_dead")]
+        return [dead_repeat_words()]
     lines = []
     placing = turn.gifts is not None
     if placing:
@@ -177,14 +178,27 @@ def end_lines(timeline: Timeline, step: Step) -> list[str]:
     return lines
 
 
-def story_lines(timeline: Timeline) -> list[str]:
-    """The whole record in words, deal by deal and turn by turn: what the table's log shows
-    of the game so far after a Resume."""
+def story_lines(timeline: Timeline, record: dict | None = None) -> list[str]:
+    """The whole record in words, deal by deal and turn by turn, as the table's log said it
+    live (the same functions write both): what the log shows of the game so far after a
+    resume, a reconnect, or to a watcher who joins mid-game. `record`: the record's own marks
+    (fallback and stand-in moves) are told too."""
+    names = timeline.names
+    marked = {key: read_turn_seats(record, key) for key in ("fallbacks", "standins")} if record else {}
     lines = []
     for step in timeline.steps:
-        lines.append(flip_line(timeline, step))
+        if step.turn is None:
+            lines.append(round_start_words(step.round_index + 1))
+            continue
+        card = " + ".join(flip_word(code) for code in step.turn.flips)
+        lines.append(flip_words(step.round_index + 1, step.turn_no, card, names[step.captain]))
         lines += ["  " + line for line in move_lines(timeline, step)]
-        lines += end_lines(timeline, step)
+        at = (step.round_index, step.turn_no - 1)
+        for key, words in (("fallbacks", fallback_words), ("standins", stand_in_words)):
+            lines += ["  " + words(names[seat]) for seat in marked.get(key, {}).get(at, ()) if seat < len(names)]
+        if step.outcome is not None:
+            lines.append(round_end_words(step.round_index + 1, step.outcome.reason))
+            lines.append(round_scores_words(step.round_index + 1, names, step.outcome.scores))
     return lines
 
 
@@ -326,7 +340,8 @@ class ReplayScreen(Screen):
             self.query_one("#replay-turn", Static).update(t("replay.empty"))
             return
         moved = step.turn.moves if step.turn else ()
-        splashes = timeline.rules.splashes
+        # A round that scores card numbers (Competition) shows no drops, as at the table.
+        splashes = None if timeline.rules.for_round(step.round_index).scores_numbers else timeline.rules.splashes
         for seat, grid in enumerate(step.grids):
             move = moved[seat] if moved else None
             marks = {move.to: "called"} if move is not None and move.to in grid else {}

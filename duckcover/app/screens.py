@@ -25,6 +25,7 @@ from .textual_compat import bind
 
 SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
 MAX_SEATS = 7
+SCOREPAD_EDGE_HEIGHT = 30  # below this many lines, the round end's tables lose their outer edges
 
 TITLE_ART = r"""
  ____             _        ___     ____
@@ -329,18 +330,34 @@ def ascii_widgets(screen: Screen) -> None:
 
 
 def card_values(ctl: TurnController, round_index: int, seat: int) -> str:
+    """Each visible card's number and, where it is not the number, what it scores: `12(5)`."""
     grids, _, _ = ctl.game.table(round_index)
     rules = ctl.game.rules.for_round(round_index)  # Competition may score that round only
     stacks = sorted(grids[seat].items(), key=lambda item: (item[0][1], item[0][0]))
+    if rules.scores_numbers:
+        return " ".join(str(stack[-1].number) for _, stack in stacks)
     return " ".join(f"{stack[-1].number}({rules.value(stack[-1].number)})" for _, stack in stacks)
 
 
-def scorepad(ctl: TurnController) -> Table:
+def round_heading(game, round_index: int) -> str:
+    """A scorepad column: the round, and whether it scores card numbers (said before it is played)."""
+    heading = t("score.round", round=round_index + 1)
+    if game.rules.for_round(round_index).scores_numbers:
+        heading += "\n" + t("score.numbers")
+    return heading
+
+
+def score_table(edge: bool = True, **kwargs) -> Table:
+    """A table of scores; without its outer edge (`edge` False) it takes two lines fewer."""
+    return Table(expand=False, box=table_box(), show_edge=edge, **kwargs)
+
+
+def scorepad(ctl: TurnController, edge: bool = True) -> Table:
     game = ctl.game
-    table = Table(title=t("score.title"), title_justify="left", expand=False, box=table_box())
+    table = score_table(edge, title=t("score.title"), title_justify="left")
     table.add_column(t("score.player"))
     for index in range(game.rules.rounds()):
-        table.add_column(t("score.round", round=index + 1), justify="right")
+        table.add_column(round_heading(game, index), justify="right")
     table.add_column(t("score.total"), justify="right", style="bold")
     outcome = game.outcome()
     winners = set(outcome.winners) if outcome else set()
@@ -352,13 +369,14 @@ def scorepad(ctl: TurnController) -> Table:
     return table
 
 
-def round_table(ctl: TurnController) -> Table:
+def round_table(ctl: TurnController, edge: bool = True) -> Table:
     game = ctl.game
     index = len(game.results) - 1
     result = game.results[index]
-    table = Table(expand=False, box=table_box())
+    table = score_table(edge)
     table.add_column(t("score.player"))
-    table.add_column(t("score.visible"))
+    numbers = game.rules.for_round(index).scores_numbers
+    table.add_column(t("score.visible_numbers" if numbers else "score.visible"))
     table.add_column(t("score.sign"), justify="center")
     table.add_column(t("score.score"), justify="right", style="bold")
     for seat, name in enumerate(game.names):
@@ -388,11 +406,14 @@ class RoundEndScreen(ModalScreen):
         reason = t(f"reason.{result.reason}")
         if result.single_stack:
             reason += " (" + ", ".join(game.names[s] for s in result.single_stack) + ")"
-        with VerticalScroll(id="round-end"):
-            yield Static(Text(t("round_end.title", round=index + 1, reason=reason), style="bold"))
-            yield Static(round_table(self.ctl))
-            yield Static(scorepad(self.ctl))
-            yield Static(t("round_end.next") if not game.over else t("round_end.final"), classes="dim")
+        with Vertical(id="round-end"):
+            with VerticalScroll(id="round-end-body"):
+                yield Static(Text(t("round_end.title", round=index + 1, reason=reason), style="bold"))
+                edge = self.app.size.height >= SCOREPAD_EDGE_HEIGHT  # a short screen: the lines go to players
+                yield Static(round_table(self.ctl, edge))
+                yield Static(scorepad(self.ctl, edge))
+            # Outside the scrolling part: what to do next never hides below a scrollbar.
+            yield Static(t("round_end.next") if not game.over else t("round_end.final"), id="round-end-next")
         yield Footer()
 
     def on_mount(self) -> None:

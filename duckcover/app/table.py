@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Container, Horizontal, Vertical
+from textual.containers import Container, Vertical
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
@@ -31,10 +31,12 @@ from .controller import Reveal, TurnController
 from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
+from .telling import round_end_words, round_scores_words, round_start_words
 from .words import bot_label, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
 HEAP_WIDTH = 8  # three heaps side by side in the side column
+SIDE_WIDTH = 28  # the side column at full size (duckcover.tcss)
 
 
 class TurnState(StrEnum):
@@ -113,12 +115,14 @@ class SeatTitle(Widget):
 
     def line(self, parts: tuple, width: int) -> Text:
         name, who, captain, stacks, now, total = parts
-        score = Text(" " + t("table.score", now=now, total=total))
         tail = Text()
         if captain:
             tail.append(" " + t("word.captain"), style="bold reverse")
-        extras = [Text(f" ({who})", style="dim"), Text(" " + t("table.stacks", count=stacks), style="dim")]
         head = Text(name, style="bold")
+        score = Text(" " + t("table.score", now=now, total=total))
+        if head.cell_len + tail.cell_len + score.cell_len > width:  # the name whole before the words
+            score = Text(" " + t("table.score_short", now=now, total=total))
+        extras = [Text(f" ({who})", style="dim"), Text(" " + t("table.stacks", count=stacks), style="dim")]
         room = width - score.cell_len - tail.cell_len
         if head.cell_len > room:
             head.truncate(max(1, room), overflow="ellipsis")
@@ -238,16 +242,17 @@ class TableScreen(Screen):
         self.set_class(self.is_small(), "-small")
         self.set_class(self.glyphs is ASCII_GLYPHS, "-ascii")
         yield Static(id="status")
-        opponents = Container(id="opponents")
-        self.size_opponents(opponents)
-        with Horizontal(id="table"):
-            with Container(id="left"):
-                with opponents:
-                    for seat in self.seat_order()[1:]:
-                        yield SeatPanel(seat, large=False, classes="opponent")
-                with Vertical(id="mine"):
-                    yield SeatPanel(self.main_seat, large=True, id="own-panel")
-                    yield Static(id="prompt")
+        opponents, table = Container(id="opponents"), Container(id="table")
+        self.size_opponents(opponents, table)
+        # One container, three regions: side by side at full size; in the compact layout the
+        # opponents take the whole width above your grid and the log (a grid layout, see the tcss).
+        with table:
+            with opponents:
+                for seat in self.seat_order()[1:]:
+                    yield SeatPanel(seat, large=False, classes="opponent")
+            with Vertical(id="mine"):
+                yield SeatPanel(self.main_seat, large=True, id="own-panel")
+                yield Static(id="prompt")
             with Vertical(id="side"):
                 yield Heaps(id="heaps")
                 yield Static(id="table-info")
@@ -266,16 +271,21 @@ class TableScreen(Screen):
         return [(self.main_seat + i) % n for i in range(n)]
 
     def on_mount(self) -> None:
+        # One drawing style for every opponent: a grid that spreads out takes the others along.
+        grids = [panel.grid for panel in self.query(".opponent").results(SeatPanel)]
+        for grid in grids:
+            grid.alike = grids
         self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
         game = self.ctl.game
         for line in self.earlier:
             self.log_line(line)
-        if game.turn_number:  # a resumed game
-            self.log_line(t("log.resumed", round=game.round_index + 1, turn=game.turn_number), bold=True)
+        if game.turn_number:  # a resumed game, or one joined mid-round
+            joined = "log.watching" if self.options.watch else "log.resumed"
+            self.log_line(t(joined, round=game.round_index + 1, turn=game.turn_number), bold=True)
         else:
-            self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
+            self.log_line(round_start_words(game.round_index + 1), bold=True)
         self.refresh_table()
         self.advance()
 
@@ -292,9 +302,9 @@ class TableScreen(Screen):
             self.set_class(small, "-small")
             self._shown.clear()
             self.refresh_table()
-        self.size_opponents(self.query_one("#opponents"))
+        self.size_opponents(self.query_one("#opponents"), self.query_one("#table"))
 
-    def size_opponents(self, opponents: Widget) -> None:
+    def size_opponents(self, opponents: Widget, table: Widget) -> None:
         """Compact: the opponents in one or two columns above your grid, as tall as their
         number needs; otherwise a column of equal panels."""
         count = self.ctl.game.n - 1
@@ -302,10 +312,16 @@ class TableScreen(Screen):
             columns = 1 if count <= 2 else 2
             rows = ceil(count / columns)
             opponents.styles.grid_size_columns = columns
-            opponents.styles.height = rows * (5 if rows <= 2 else 4)
+            height = rows * (5 if rows <= 2 else 4)
+            opponents.styles.height = height
+            opponents.styles.width = None  # the whole width (the style sheet's)
+            table.styles.grid_rows = f"{height} 1fr"
         else:
             opponents.styles.grid_size_columns = 1
             opponents.styles.height = "100%"
+            # 30% of what is left of the side column, as when the opponents and your grid shared
+            # a container of their own.
+            opponents.styles.width = max(36, int(0.3 * (self.app.size.width - SIDE_WIDTH)))
         # A column of boxed panels needs 6 lines each (edges, title, three rows of cards): six
         # opponents at 34 lines would lose a row of cards, so their panels lose their edges.
         tight = not self.is_small() and (self.app.size.height - 2) < 6 * count
@@ -314,7 +330,8 @@ class TableScreen(Screen):
     # --- drawing ------------------------------------------------------------------------
     def refresh_table(self) -> None:
         game = self.ctl.game
-        splashes = game.rules.splashes
+        # A round that scores card numbers (Competition) shows no drops: the number is the score.
+        splashes = None if game.round_rules.scores_numbers else game.rules.splashes
         for panel in self.query(SeatPanel):
             seat = panel.seat
             marks, cursor = ({}, None)
@@ -331,6 +348,8 @@ class TableScreen(Screen):
                                   game.totals[seat])
             if panel.has_class("-captain") != (seat == game.captain):
                 panel.set_class(seat == game.captain, "-captain")
+        for panel in self.query(".opponent").results(SeatPanel):
+            panel.grid.match_size()
         self.put("#status", self.status_text())
         self.query_one("#heaps", Heaps).set_faces(self.heap_faces())
         self.put("#table-info", self.table_info())
@@ -373,16 +392,27 @@ class TableScreen(Screen):
         variants = sorted(game.round_rules.variants)  # this round's: a variant may skip some rounds
         if variants:
             text.append("  [" + ", ".join(variant_label(v) for v in variants) + "]", style="dim")
-        if small:  # the count that ends the round first: it is never cut off
-            pile, discard = game.pile, game.discard
-            limit = game.round_rules.discard_limit(game.n)
+        if small:
             text.append("\n")
-            if limit is not None:
-                text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + " | ",
-                            style="bold")
-            text.append(t("table.short", draw=game.draw_size, pile=flip_word(pile[-1]) if pile else "-",
-                          cards=" ".join(flip_word(c) for c in discard) or "-"))
+            text.append_text(self.heaps_line(self.app.size.width - 2))
         return text
+
+    def heaps_line(self, width: int) -> Text:
+        """The compact layout's line for the middle of the table: the count that ends the round
+        first, then the heaps; where that is too long, the short form, which names every
+        discarded card before anything else."""
+        game = self.ctl.game
+        pile, discard = game.pile, game.discard
+        limit = game.round_rules.discard_limit(game.n)
+        cards, top = " ".join(flip_word(c) for c in discard) or "-", flip_word(pile[-1]) if pile else "-"
+        text = Text()
+        if limit is not None:
+            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + " | ",
+                        style="bold")
+        text.append(t("table.short", draw=game.draw_size, pile=top, cards=cards))
+        if text.cell_len <= width or limit is None:
+            return text
+        return Text(t("table.shortest", count=len(discard), limit=limit, cards=cards, draw=game.draw_size, pile=top))
 
     def call_label(self) -> str:
         """The call being played, else the last one (it stays until the next flip)."""
@@ -445,7 +475,18 @@ class TableScreen(Screen):
             text.append(MARKERS["called"], style=MOVING_STYLE)
             text.append(" " + t("mark.called") + "  " + MARKERS["cover"] + " " + t("mark.cover")
                         + "  " + MARKERS["pick"] + " " + t("mark.pick"))
+        if any(not panel.grid.card_size().boxed for panel in self.query(SeatPanel)):
+            text.append("\n" + self.card_legend(), style="dim")
         return text
+
+    def card_legend(self) -> str:
+        """How a card reads where it is one line of text, and, if it fits, what a missing letter means."""
+        if self.ctl.game.round_rules.scores_numbers:
+            legend = t("legend.card_numbers")
+        else:
+            legend = t("legend.card", drop=self.glyphs.drop)
+        own = legend + "; " + t("legend.own")
+        return own if len(own) <= self.query_one("#prompt").content_size.width else legend
 
     def log_line(self, line: str | Text, bold: bool = False) -> None:
         if isinstance(line, str):
@@ -585,11 +626,10 @@ class TableScreen(Screen):
         self.set_prompt("")
         self.refresh_table()
         outcome = game.results[-1]
-        self.log_line(t("log.round_end", round=len(game.results), reason=t(f"reason.{outcome.reason}")), bold=True)
-        if self.options.watch and self.options.speed == "instant":
-            # The scorepad is up only for an instant: the round's scores stay in the log.
-            scores = ", ".join(f"{self.seat_name(seat)} {score:+d}" for seat, score in enumerate(outcome.scores))
-            self.log_line(t("log.round_scores", round=len(game.results), scores=scores))
+        self.log_line(round_end_words(len(game.results), outcome.reason), bold=True)
+        # The round's scores stay in the log once the scorepad is closed (and its story retold later
+        # says them the same way).
+        self.log_line(round_scores_words(len(game.results), game.names, outcome.scores))
         # After the refresh, so the table behind the scorepad shows the round's last line.
         self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
                                 self.after_round_end)
@@ -605,7 +645,7 @@ class TableScreen(Screen):
         self.ctl.start_round()
         self.app.save_game()
         self.go(TurnState.IDLE)
-        self.log_line(t("log.round_start", round=game.round_index + 1), bold=True)
+        self.log_line(round_start_words(game.round_index + 1), bold=True)
         self.set_explain("")
         for panel in self.query(SeatPanel):
             panel.grid.new_round()

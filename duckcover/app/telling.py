@@ -66,3 +66,39 @@ def discard_words(count: int, limit: int | None) -> str:
     if count >= limit:
         return t("log.discarded_last", count=count)
     return t("log.discarded", count=count, limit=limit)
+
+
+# --- the events of a game: one wording, whether the log sees them live or retells them -----------
+# (the table's log as play goes on, and the story it tells first after --resume, a reconnect,
+# or for a watcher who joins mid-game)
+def round_start_words(round_number: int) -> str:
+    return t("log.round_start", round=round_number)
+
+
+def flip_words(round_number: int, flip_number: int, card: str, captain: str) -> str:
+    """A flip: its round, its number in the round, the card(s) and the Captain who flipped."""
+    return t("log.flip", round=round_number, turn=flip_number, card=card, name=shown(captain, NAME_MAX))
+
+
+def round_end_words(round_number: int, reason: str) -> str:
+    return t("log.round_end", round=round_number, reason=t(f"reason.{reason}"))
+
+
+def round_scores_words(round_number: int, names, scores) -> str:
+    listed = ", ".join(f"{shown(name, NAME_MAX)} {score:+d}" for name, score in zip(names, scores))
+    return t("log.round_scores", round=round_number, scores=listed)
+
+
+def dead_repeat_words() -> str:
+    """A Repeat with nothing to repeat: straight to the Discard area."""
+    return t("log.repeat_dead")
+
+
+def fallback_words(name: str) -> str:
+    """A bot failed and the Referee's fallback move played for it."""
+    return t("log.fallback", name=shown(name, NAME_MAX))
+
+
+def stand_in_words(name: str) -> str:
+    """A player was away past the grace period: a bot chose their move."""
+    return t("log.standin", name=shown(name, NAME_MAX))

@@ -212,19 +212,25 @@ class GridWidget(Widget):
         self.auto_links = False  # nothing here is a link: hovering must not repaint
         self.glyphs = glyphs()
         self.cells: Mapping[Cell, Stack] = {}
-        self.splashes: tuple[int, ...] = (0,) * 12
+        self.splashes: tuple[int, ...] | None = (0,) * 12  # None: the round scores numbers, no drops
         self.marks: dict[Cell, str] = {}
         self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
+        self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
+        self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
 
     # --- state --------------------------------------------------------------------------
     def show(self, cells: Mapping[Cell, Stack], splashes, marks: dict[Cell, str] | None = None,
              cursor: Cell | None = None) -> None:
         marks = dict(marks or {})
         had_targets, old_bounds = bool(self.targets), self.bounds()
-        if (cells, marks) == (self.cells, self.marks) and cursor == self.cursor:
+        splashes = tuple(splashes) if splashes is not None else None
+        if (cells, marks, splashes) == (self.cells, self.marks, self.splashes) and cursor == self.cursor:
             return  # nothing changed: spare the repaint
-        old_cells, old_marks, old_cursor, old_size = self.cells, self.marks, self.cursor, self.card_size()
-        self.cells, self.splashes = cells, tuple(splashes)
+        # The size last drawn (a grid drawn alike with others may change size with theirs).
+        old_cells, old_marks, old_cursor, old_size = self.cells, self.marks, self.cursor, self.drawn_size
+        if splashes != self.splashes:
+            old_cells = {}  # every card's face changes
+        self.cells, self.splashes = cells, splashes
         self.marks = marks
         self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
@@ -295,12 +301,33 @@ class GridWidget(Widget):
         self.kept = None
 
     def card_size(self) -> CardSize:
+        """The size this grid's cards are drawn in: the largest that fits, or, in a group of
+        grids drawn alike (the opponents), the smallest any of them needs."""
+        size = self.fitting_card_size()
+        if self.alike:
+            sizes = MARKED_SIZES if self.large else SIZES
+            size = max((grid.fitting_card_size() for grid in self.alike), key=sizes.index)
+        return size
+
+    def fitting_card_size(self) -> CardSize:
         x0, y0, x1, y1 = self.bounds()
         if self.fit:
             sizes = MARKED_SIZES if self.large else SIZES[2:]
             size = self.content_size
-            return fitting_size(x1 - x0 + 1, y1 - y0 + 1, size.width, size.height, sizes)
+            return fitting_size(x1 - x0 + 1, y1 - y0 + 1, size.width, size.height, sizes, hang=self.hang)
         return LARGE if self.large else LINE
+
+    @property
+    def hang(self) -> int:
+        """Columns a one-line grid may lose on its left: a grid nobody chooses in starts each
+        cell with a blank gap, and the first one can be the region's own edge."""
+        return 1 if self.narrow and self.fit else 0
+
+    def match_size(self) -> None:
+        """Repaint if the group's size changed since this grid was last drawn (another grid of
+        the group spread out, or came back)."""
+        if self.drawn_size is not None and self.drawn_size != self.card_size():
+            self.refresh()
 
     @property
     def cell_size(self) -> tuple[int, int]:
@@ -314,7 +341,8 @@ class GridWidget(Widget):
         x0, y0, x1, y1 = self.bounds()
         width, height = self.cell_size
         size = self.content_size
-        return max(0, (size.width - (x1 - x0 + 1) * width) // 2), max(0, (size.height - (y1 - y0 + 1) * height) // 2)
+        hang = self.hang if height == 1 else 0  # (the first gap left out: see `hang`)
+        return max(-hang, (size.width - (x1 - x0 + 1) * width) // 2), max(0, (size.height - (y1 - y0 + 1) * height) // 2)
 
     def cell_region(self, cell: Cell) -> Region:
         width, height = self.cell_size
@@ -427,8 +455,9 @@ class GridWidget(Widget):
         drawn = self.__dict__.get("_drawn")
         if drawn is None or drawn["outer"] != self.outer_size:  # (a resize draws before on_resize runs)
             x0, y0, x1, y1 = self.bounds()
+            self.drawn_size = self.card_size()
             drawn = self._drawn = {"outer": self.outer_size, "shape": (
-                y0, y1, self.card_size(), self.origin_offset()[1], self.size.width, self.rich_style)}
+                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style)}
         y0, y1, size, oy, width, base = drawn["shape"]
         row, part = divmod(y - oy, size.height)
         if y < oy or row > y1 - y0:
@@ -440,11 +469,12 @@ class GridWidget(Widget):
 
     def _row_lines(self, y: int, size: CardSize) -> list[Text]:
         x0, _, x1, _ = self.bounds()
-        lines = [Text(" " * self.origin_offset()[0]) for _ in range(size.height)]
+        ox = self.origin_offset()[0]
+        lines = [Text(" " * max(0, ox)) for _ in range(size.height)]
         for x in range(x0, x1 + 1):
             for line, piece in zip(lines, self._cell((x, y), size)):
                 line.append_text(piece)
-        return lines
+        return [line[-ox:] for line in lines] if ox < 0 else lines
 
     def as_text(self) -> Text:
         """The whole grid as the screen shows it, as one text (for tests and tools)."""
@@ -464,10 +494,12 @@ class GridWidget(Widget):
             marker = CURSOR_MARKER if at_cursor else " "
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
                                marker=marker)
-        card, splashes = stack[-1], self.splashes[stack[-1].number - 1]
+        card = stack[-1]
+        splashes = self.splashes[card.number - 1] if self.splashes is not None else None
         if not size.boxed:
             gap = 1 if size in MARKED_SIZES else 0
-            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1 - gap, 1), self.glyphs)[0]
+            face = card_lines(card, splashes, len(stack), CardSize(size.name, size.width - 1 - gap, 1), self.glyphs,
+                              home=self.seat)[0]
             if mark == "called":  # still marked when the cursor's marker stands before it
                 face.stylize(Style(underline=True))
             return [self._line_marker(mark, at_cursor, size) + face + Text(" " * gap)]

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
-from ..record import RecordError, dumps, read_rules, replay, to_record
+from ..record import RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, replay, to_record
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
@@ -120,6 +120,7 @@ class Table:
     timer: asyncio.TimerHandle | None = None
     referees: list = field(default_factory=list)  # one per seat: a slow bot holds up nobody else's call
     fallbacks: list = field(default_factory=list)
+    standins: list = field(default_factory=list)  # (seat, round, turn): a bot chose for an absent player
     fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
 
@@ -175,7 +176,7 @@ class Table:
         """The record without what nobody at the table may know: the seed, the deck order and
         which cards Surprises removed (a client replays it with the flips named, from the
         round's whole card set in plain order, as `replay(record, unseen=True)`)."""
-        record = to_record(self.game, bots=[s.bot for s in self.seats])
+        record = TableServer.record_of(self)  # with the marks the log tells (fallbacks, stand-ins)
         record["seed"] = 0
         for entry in record["rounds"]:
             entry["deck"] = sorted(entry["deck"] + entry.pop("removed", []), key=_flip_order)
@@ -189,6 +190,8 @@ class Table:
             data["record"] = self.public_record()
             if game.phase in CHOOSING:
                 data["pending_flips"] = list(game.flips)
+                if seat is not None and self.chosen.get(seat) is not None:  # chosen while away: shown to him only
+                    data["your_move"] = p.move_to_json(self.chosen[seat])
                 if self.gifts is not None:
                     data["pending_gifts"] = [p.move_to_json(m) for m in self.gifts]
         data["status"] = self.status()
@@ -336,6 +339,8 @@ class Table:
             # In a thread: the bot reads the game, which changes only once every seat has chosen.
             moves = await asyncio.get_running_loop().run_in_executor(None, self.referees[seat].decide, game, [seat])
             if number == self.choice_no and seat not in self.chosen:
+                if self.seats[seat].human:  # the player is away: the log and the record say so
+                    self.standins.append((seat, game.round_index, game.turn_number))
                 self.choose(seat, moves[seat], checked=True)
 
         for seat in seats:
@@ -369,9 +374,11 @@ class Table:
         self.cancel_timer()
         moves = [self.chosen.get(seat) for seat in range(game.n)]
         phase = game.phase
+        turn = (game.round_index, game.turn_number)
+        standins = sorted(seat for seat, r, n in self.standins if (r, n) == turn)
         game.play(moves)
         self.views, self.chosen = {}, {}
-        self.broadcast("reveal", moves=[p.move_to_json(m) for m in moves])
+        self.broadcast("reveal", moves=[p.move_to_json(m) for m in moves], standins=standins)
         if phase is Phase.GIFT:
             self.gifts = moves
             self.open_choice()  # everyone places what they received
@@ -770,13 +777,14 @@ class TableServer:
                 client.send("lobby", tables=tables)
 
     # --- records ------------------------------------------------------------------------
-    def record_of(self, table: Table) -> dict:
+    @staticmethod
+    def record_of(table: Table) -> dict:
         from ..safety import Fallback, add_fallbacks
 
         record = to_record(table.game, bots=[s.bot for s in table.seats])
         found = [f for referee in table.referees for f in referee.fallbacks]
         found += [Fallback(seat, r, t, "time") for seat, r, t in table.fallbacks]
-        return add_fallbacks(record, found)
+        return add_turn_seats(add_fallbacks(record, found), "standins", table.standins)
 
     def save(self, table: Table) -> None:
         from ..storage import atomic_write
@@ -880,6 +888,8 @@ class TableServer:
         if record_path.is_symlink() or record_path.exists():
             record = read_file(record_path)
             table.game = replay(record)
+            table.standins = [(seat, r, n) for (r, n), marked in read_turn_seats(record, "standins").items()
+                              for seat in marked]
             table.make_referee()
             now = time.monotonic()
             for seat in seats:
