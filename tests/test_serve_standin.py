@@ -91,7 +91,9 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
             await pilot.pause(0.02)
         assert ben_chosen_ann_to_choose()
         assert "your_move" not in table.snapshot(ANN) and "your_move" not in table.snapshot(None)
-        ben_app = client(server, "ben")
+        # Ben has no key: he comes back with the return code his seat was given (serve's rule).
+        ben_app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
+                            server.issue_token(table.seats[BEN].owner))
         async with ben_app.run_test(size=SIZE) as ben_pilot:
             await settle([ben_pilot], lambda: isinstance(ben_app.screen, RemoteTableScreen))
             await ben_pilot.pause()
