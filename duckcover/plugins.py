@@ -243,23 +243,29 @@ def bot_version(spec: str) -> str | None:
 
 
 def stamp_bot_versions(record: dict) -> dict:
-    """Write each bot seat's `bot_version` (see bot_version) into the record's players."""
+    """Write each bot seat's `bot_name` (what its label stands for: `hard` -> `expert`) and
+    `bot_version` (see bot_version) into the record's players: who the ratings rate."""
     for player in record.get("players", []):
         if isinstance(player, dict) and isinstance(player.get("bot"), str):
-            version = _cached_version(player["bot"])
+            name, version = _cached_identity(player["bot"])
+            player["bot_name"] = name
             if version is not None:
                 player["bot_version"] = version
     return record
 
 
-_VERSIONS: dict[str, str | None] = {}
+_IDENTITIES: dict[str, tuple[str, str | None]] = {}
 
 
-def _cached_version(spec: str) -> str | None:
-    # A game saves its record every turn; a bot's code does not change under a running game.
-    if spec not in _VERSIONS:
-        _VERSIONS[spec] = bot_version(spec)
-    return _VERSIONS[spec]
+def bot_identity(spec: str) -> tuple[str, str | None]:
+    """(name, version) a bot spec is rated as: a difficulty is the bot it stands for."""
+    if spec not in _IDENTITIES:
+        # A game saves its record every turn; a bot's code does not change under a running game.
+        _IDENTITIES[spec] = (DIFFICULTIES.get(spec.strip(), spec.strip()), bot_version(spec))
+    return _IDENTITIES[spec]
+
+
+_cached_identity = bot_identity
 
 
 def _source_hash(path) -> str | None:

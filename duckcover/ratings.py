@@ -7,8 +7,9 @@ before keeping it): winners first, then the rest by game total (lower is better)
 are ties.
 
 Who a seat is (its rating key, see `seat_keys`):
-  - a bot: `bot:NAME@VERSION`, the version stamped in the record when it was played (a bot
-    whose code changed is a new entry that starts afresh; a record without it: `@?`);
+  - a bot: `bot:NAME@VERSION`, the bot and version stamped in the record when it was played (a
+    bot whose code changed is a new entry that starts afresh; a record without them: its label
+    and `@?`);
   - a player on a server: `ssh:USER KEY`, the SSH user and their key's fingerprint, stamped
     by the server (a record from elsewhere cannot make a local name an account);
   - anybody else: `name:NAME`, the name the statistics use.
@@ -29,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .difficulty import DIFFICULTIES
 from .untrusted import LABEL_MAX, NAME_MAX, shown
 
 MODEL_VERSION = "openskill6-bradleyterryfull-mu25-sigma8.333-tau0.0833-v1"
@@ -99,7 +99,6 @@ class RatedGame:
 
 # --- who a seat is ---------------------------------------------------------------------------
 def bot_key(name: str, version: str | None) -> str:
-    name = DIFFICULTIES.get(name, name)  # old records name the difficulty; it stood for this bot
     return f"{BOT}{shown(name, LABEL_MAX)}@{shown(version, LABEL_MAX) if version else UNVERSIONED}"
 
 
@@ -115,7 +114,8 @@ def seat_keys(players: Sequence[dict], names: Sequence[str], accounts_trusted: b
     """The rating key of every seat, from a record's `players` (untrusted: only text is read from
     it, cut to size) and the names the statistics use for the seats.
 
-    `bot` and `bot_version` make a bot's key. `account` ([user, key fingerprint], what the server
+    `bot_name` (else `bot`) and `bot_version` make a bot's key: the app stamps the bot a label
+    stood for (`hard` -> `expert`) and its version when the game is played. `account` ([user, key fingerprint], what the server
     stamps) is read only when `accounts_trusted` (the server's own statistics): a record given to
     `stats --add` cannot claim to be somebody's login."""
     keys = []
@@ -123,7 +123,9 @@ def seat_keys(players: Sequence[dict], names: Sequence[str], accounts_trusted: b
         player = players[seat] if seat < len(players) and isinstance(players[seat], dict) else {}
         bot, version, account = player.get("bot"), player.get("bot_version"), player.get("account")
         if isinstance(bot, str) and bot.strip():
-            keys.append(bot_key(bot.strip(), version if isinstance(version, str) else None))
+            canonical = player.get("bot_name")
+            name = canonical if isinstance(canonical, str) and canonical.strip() else bot
+            keys.append(bot_key(name.strip(), version if isinstance(version, str) else None))
         elif accounts_trusted and _is_account(account):
             keys.append(account_key(account[0], account[1]))
         else:

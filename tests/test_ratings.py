@@ -121,12 +121,16 @@ def test_a_new_bot_version_starts_fresh(db):
 
 
 def test_a_bot_is_its_difficulty_and_version_never_a_name(db):
+    from duckcover.plugins import stamp_bot_versions
+
     record = seeded_record(2, 3, bots=("hard", None, "easy"))
-    del record["players"][2]["bot_version"]
+    for player in record["players"]:
+        player.pop("bot_version", None)
+    stamp_bot_versions(record)  # what the app does when it saves a game
+    del record["players"][2]["bot_version"], record["players"][2]["bot_name"]  # an older record
     stats.add_game(record, db)
     keys = set(stats.ratings(db))
-    assert "bot:expert@1" in keys and "bot:random@?" in keys  # difficulty -> its bot; unknown version
-    assert not any(key.startswith("name:") and "expert" in key for key in keys)
+    assert keys == {"bot:expert@1", "name:" + record["players"][1]["name"], "bot:easy@?"}
 
 
 def test_reset_then_re_adding_the_same_files_gives_the_same_ratings(tmp_path):
