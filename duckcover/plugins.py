@@ -2,7 +2,7 @@
 
 A bot spec is one of
   - a name registered in the `duckcover.bots` entry-point group (`random`, `greedy`, ...),
-  - a difficulty (`easy`, `medium`, `hard`; see duckcover.difficulty),
+  - a difficulty (`easy`, `novice`, `casual`, `medium`, `hard`; see duckcover.difficulty),
   - `package.module:Class`, importable from sys.path,
   - `path/to/file.py:Class` (or just `path/to/file.py` when the file defines one Bot).
 

@@ -35,7 +35,7 @@ from .table import Stage, TableScreen, TurnState
 from .textual_compat import bind
 from .words import bot_label
 
-DIFFICULTIES = ("easy", "medium", "hard")
+DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
 
 
 # --- the table, through the same interface as a local one ----------------------------------

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import difficulty
 from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase
 from ..moves import Move
@@ -28,7 +29,7 @@ from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
 
 BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
-DIFFICULTIES = ("easy", "medium", "hard")
+DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/difficulty.py
 MIN_SEATS, MAX_SEATS = 2, 7
 MAX_TABLES = 64
 FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
@@ -604,7 +605,7 @@ class TableServer:
             elif item in DIFFICULTIES:
                 seats.append(Seat("bot", bot=item, name=next(bot_names)))
             else:
-                raise ValueError("a seat is 'human' or a difficulty: easy, medium, hard")
+                raise ValueError(f"a seat is 'human' or a difficulty: {', '.join(DIFFICULTIES)}")
         if not any(s.human for s in seats):
             raise ValueError("a table needs a seat for you")
         variants = message.get("variants", [])
