@@ -171,27 +171,44 @@ def compute(games: Iterable[RatedGame]) -> dict[str, Standing]:
     """Every player's standing after the games, rated one by one in the order given."""
     rater = model()
     standings: dict[str, Standing] = {}
+    current: dict[str, object] = {}  # the model's own rating objects: made once per player (they are not cheap)
     for game in games:
-        rate_game(rater, standings, game)
+        rate_game(rater, standings, game, current)
     return standings
 
 
-def rate_game(rater, standings: dict[str, Standing], game: RatedGame) -> None:
-    """Update `standings` with one game (a game with fewer than two players changes nothing)."""
-    if len(game.keys) < 2 or len(game.keys) != len(game.ranks) or len(set(game.keys)) < 2:
+def rate_game(rater, standings: dict[str, Standing], game: RatedGame, current: dict | None = None) -> None:
+    """Update `standings` with one game (a game with fewer than two players changes nothing).
+    `current`: the model's rating object of each player, kept between calls (compute's)."""
+    keys = game.keys
+    if len(keys) < 2 or len(keys) != len(game.ranks) or len(set(keys)) < 2:
         return
-    seats = [standings.setdefault(key, Standing(key)) for key in game.keys]
-    teams = [[rater.create_rating([s.rating.mu, s.rating.sigma])] for s in seats]
-    rated = rater.rate(teams, ranks=list(game.ranks))
-    after: dict[str, list[tuple[float, float]]] = {}
-    for key, team in zip(game.keys, rated):
-        after.setdefault(key, []).append((team[0].mu, team[0].sigma))
-    for key, values in after.items():
+    current = {} if current is None else current
+    teams = []
+    for key in keys:
+        rating = current.get(key)
+        if rating is None:
+            standing = standings.setdefault(key, Standing(key))
+            rating = current[key] = rater.create_rating([standing.rating.mu, standing.rating.sigma])
+        teams.append([rating])
+    rated = rater.rate(teams, ranks=list(game.ranks))  # the model copies what it is given
+    if len(set(keys)) == len(keys):
+        after = {key: team[0] for key, team in zip(keys, rated)}
+    else:  # one player in several seats: the mean of its seats' new ratings
+        grouped: dict[str, list] = {}
+        for key, team in zip(keys, rated):
+            grouped.setdefault(key, []).append(team[0])
+        after = {}
+        for key, seats in grouped.items():
+            first = seats[0]
+            first.mu = sum(s.mu for s in seats) / len(seats)
+            first.sigma = sum(s.sigma for s in seats) / len(seats)
+            after[key] = first
+    for key, rating in after.items():
+        current[key] = rating
         standing = standings[key]
-        mu = sum(v[0] for v in values) / len(values)
-        sigma = sum(v[1] for v in values) / len(values)
-        standing.rating = Rating(mu, sigma)
-        standing.history.append(standing.rating.ordinal)
+        standing.rating = Rating(rating.mu, rating.sigma)
+        standing.history.append(rating.mu - 3.0 * rating.sigma)
         standing.game_ids.append(game.id)
 
 

@@ -238,14 +238,13 @@ def ratings(db_path: str | Path | None = None, use_cache: bool = True) -> dict:
     path = _path(db_path)
     if not path.exists() or _check(path):
         return {}
-    games_ = _rated_games(path)
-    fingerprint = _fingerprint(games_, rating_model.MODEL_VERSION)
+    fingerprint = _fingerprint(path, rating_model.MODEL_VERSION) if use_cache else ""
     cache = path.with_name(path.name + CACHE_SUFFIX)
     if use_cache:
         cached = _read_cache(cache, fingerprint)
         if cached is not None:
             return cached
-    standings = rating_model.compute(game for game in games_ if game.ranks)
+    standings = rating_model.compute(game for game in _rated_games(path) if game.ranks)
     if use_cache:
         _write_cache(cache, fingerprint, standings)
     return standings
@@ -290,29 +289,41 @@ def _rated_games(path: Path) -> list:
         query = "SELECT id, players, totals, winners, NULL, NULL FROM games ORDER BY id"
     rows = _read(path, query, lambda row: row)
     found = []
+    loads = json.loads
     try:
         for id_, players, totals, winners, keys, rated in rows:
-            names = [_typed(n, str) for n in _json(players, list)]
-            totals_, winners_ = _json(totals, list), _json(winners, list)
+            names, totals_, winners_ = loads(players), loads(totals), loads(winners)
             if keys is None:
                 entry = record(id_, path)
                 given = entry.get("players") if isinstance(entry.get("players"), list) else []
                 keys_, rated = seat_keys(given, names), entry.get("rated") is not False
             else:
-                keys_ = [_typed(k, str) for k in _json(keys, list)]
-            if not (len(keys_) == len(names) == len(totals_)):
+                keys_ = loads(keys)
+            if not (type(id_) is int and _all_of(names, str) and _all_of(keys_, str) and _all_of(totals_, int)
+                    and _all_of(winners_, int) and len(keys_) == len(names) == len(totals_)):
                 raise ValueError("seats, keys and totals do not match")
-            ranks_ = ranks([_typed(v, int) for v in totals_], winners_) if rated else ()
-            found.append(RatedGame(_typed(id_, int), tuple(keys_), ranks_, tuple(names)))
-    except (ValueError, TypeError) as err:
+            ranks_ = ranks(totals_, winners_) if rated else ()
+            found.append(RatedGame(id_, tuple(keys_), ranks_, tuple(names)))
+    except (ValueError, TypeError, AttributeError) as err:  # JSONDecodeError is a ValueError
         raise _corrupt(path, f"unreadable row: {err}") from None
     return found
 
 
-def _fingerprint(games_: list, model_version: str) -> str:
+def _all_of(values, kind) -> bool:
+    return type(values) is list and all(type(v) is kind for v in values)
+
+
+def _fingerprint(path: Path, model_version: str) -> str:
+    """What the ratings are computed from, hashed: every game's id, content key, totals, winners,
+    rating keys and rated flag, in order, and the model. SQLite joins the text (no row is parsed
+    here, so a cache hit costs one query)."""
+    seats = ("COALESCE(r.keys, '-') || ':' || COALESCE(r.rated, '-')" if _has_rating_table(path) else "'-'")
+    query = (f"SELECT group_concat(line, '|') FROM (SELECT g.id || ':' || g.key || ':' || g.totals || ':' ||"
+             f" g.winners || ':' || {seats} AS line FROM games g"
+             + (" LEFT JOIN rating_seats r ON r.game_id = g.id" if seats != "'-'" else "") + " ORDER BY g.id)")
+    text = _read(path, query, lambda row: row[0])
     digest = hashlib.sha256(model_version.encode())
-    for game in games_:
-        digest.update(json.dumps([game.id, game.keys, game.ranks]).encode())
+    digest.update((text[0] if text and isinstance(text[0], str) else "").encode("utf-8", "replace"))
     return digest.hexdigest()
 
 
