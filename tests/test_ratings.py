@@ -308,3 +308,27 @@ if __name__ == "__main__" and "--regenerate" in sys.argv:
             stats.add_game(item, path)
         GOLDEN.write_text(json.dumps(as_table(stats.ratings(path, use_cache=False)), indent=1) + "\n")
     print(f"wrote {GOLDEN}")
+
+
+def test_the_app_stamps_who_each_bot_seat_is_into_its_record(db):
+    from helpers import finished_controller
+
+    record = finished_controller().record()
+    assert [(p.get("bot_name"), p.get("bot_version")) for p in record["players"]] == [
+        (None, None), ("greedy", "1"), ("greedy", "1")]
+    stats.add_game(record, db)
+    assert set(stats.ratings(db)) == {"name:Ann", "bot:greedy@1"}
+
+
+def test_a_file_bots_version_is_its_source_hash_and_the_file_never_runs_here(tmp_path):
+    from duckcover.plugins import bot_version
+
+    marker = tmp_path / "ran"
+    path = tmp_path / "mine.py"
+    path.write_text(f"open({str(marker)!r}, 'w').close()\nfrom duckcover.bot import Bot\n"
+                    "class Mine(Bot):\n    def choose(self, view):\n        return None\n")
+    first = bot_version(f"{path}:Mine")
+    assert first.startswith("sha256:") and not marker.exists()
+    path.write_text(path.read_text() + "# changed\n")
+    assert bot_version(f"{path}:Mine") not in (first, None)  # a changed bot is a new entry
+    assert bot_version("hard") == bot_version("expert") == "1"
