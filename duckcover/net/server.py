@@ -726,13 +726,10 @@ class TableServer:
             self.problem(f"table {table.id}: cannot save the finished game: {err}")
         if self.stats:
             try:
-                stats.add_game(record, self.data_dir / stats.DB_NAME, accounts=True)
+                if stats.add_game(record, self.data_dir / stats.DB_NAME, accounts=True):
+                    self.rate(record, table)
             except Exception as err:  # noqa: BLE001 - statistics never end a game
                 self.problem(f"table {table.id}: statistics: {err}")
-            self.refresh_ratings()
-            table.send_status()  # the new ordinals beside the names
-            for client in self.clients:
-                client.send("top", players=self.top_ten())
         self.lobby_changed()
 
     # --- ratings (duckcover.ratings, derived from the statistics) -----------------------
@@ -745,6 +742,20 @@ class TableServer:
             self.standings = stats.ratings(self.data_dir / stats.DB_NAME)
         except Exception as err:  # noqa: BLE001 - ratings never stop the server
             self.problem(f"ratings: {err}")
+
+    def rate(self, record: dict, table: Table) -> None:
+        """The game just added to the statistics, rated on top of the standings: the last game
+        in the database's order, so the same numbers as recomputing them all, without the wait."""
+        from ..ratings import RatedGame, model, rate_game, ranks, seat_keys
+
+        if record.get("rated") is False:
+            return
+        outcome = table.game.outcome()
+        keys = seat_keys(record["players"], table.game.names, accounts_trusted=True)
+        rate_game(model(), self.standings, RatedGame(-1, tuple(keys), ranks(outcome.totals, outcome.winners)))
+        table.send_status()  # the new ordinals beside the names
+        for client in self.clients:
+            client.send("top", players=self.top_ten())
 
     def top_ten(self) -> list[dict]:
         """The server's ten best rated people (bots are rated too, but not listed here)."""
