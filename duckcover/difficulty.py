@@ -9,7 +9,7 @@ The ladder (LADDER) climbs in even rating steps, from `novice` to `hard`: its tw
 mix greedy's moves with random ones (bots/ladder.py), chosen so that each step is about the
 rating step from `medium` (greedy) to `hard` (expert), the largest one nobody can shrink
 without a new bot. `easy` (random) stays below the ladder. LADDER_RATINGS are the levels'
-ratings (mu, sigma) from one arena run of the four levels; see benchmarks/ratings.py.
+ratings (mu, sigma) from one arena run of the four levels (steps of 22.9, 22.8 and 19.9).
 """
 from __future__ import annotations
 
@@ -23,13 +23,14 @@ DIFFICULTIES: dict[str, str] = {
 
 LADDER: tuple[str, ...] = ("novice", "casual", "medium", "hard")
 
-# Measured: the four levels in one arena, 8 duplicate deals x 4 seatings = 32 games
-# (seed 2026), rated as the statistics rate games (duckcover.ratings); see README "Ratings".
+# Measured: the four levels in one arena, 37 duplicate deals x 4 seatings = 148 games
+# (`python benchmarks/ratings.py --ladder 37 --seed 2026`), rated as the statistics rate games
+# (duckcover.ratings); docs/ratings.md has the figures. Re-measure when a level's bot changes.
 LADDER_RATINGS: dict[str, tuple[float, float]] = {
-    "novice": (-5.21, 4.36),
-    "casual": (15.96, 3.66),
-    "medium": (34.04, 3.66),
-    "hard": (55.21, 4.36),
+    "novice": (-8.73, 3.33),
+    "casual": (14.21, 2.58),
+    "medium": (36.96, 2.52),
+    "hard": (56.87, 3.14),
 }
 
 
