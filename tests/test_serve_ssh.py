@@ -383,10 +383,13 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
             process.stdin.write(SYNC_SUPPORTED)
         procs[0].stdin.write(b"c")
         await read_until(procs[0].stdout, b"A new table", seen[0])
-        # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past easy, choose.
+        # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past the
+        # difficulties listed before medium (duckcover.difficulty), choose.
+        from duckcover.difficulty import DIFFICULTIES
+
         procs[0].stdin.write(b"\t\t\t\r")
         await asyncio.sleep(0.5)
-        procs[0].stdin.write(b"\x1b[A\x1b[A\r")
+        procs[0].stdin.write(b"\x1b[A" * (1 + list(DIFFICULTIES).index("medium")) + b"\r")
         await asyncio.sleep(0.5)
         procs[0].stdin.write(b"\x13")
         await read_until(procs[0].stdout, b"waiting for players", seen[0])
