@@ -182,6 +182,7 @@ def shortlist(view, moves: list[Move]) -> list[Move]:
 
 class ExpertBot(Bot):
     name = "expert"
+    version = "1"  # bump when its decisions change: ratings start it afresh
     description = "Looks ahead: Monte-Carlo rollouts of the rest of the round for every legal move."
 
     def choose(self, view):

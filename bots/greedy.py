@@ -8,6 +8,7 @@ MOVE, GIFT = Phase.MOVE, Phase.GIFT  # enum lookups are slow, and simulations ca
 
 class GreedyBot(Bot):
     name = "greedy"
+    version = "1"  # bump when its decisions change: ratings start it afresh
     description = "Covers the adjacent stack worth most; otherwise ducks to a random legal cell."
 
     def choose(self, view):

@@ -4,6 +4,7 @@ from duckcover.bot import Bot
 
 class RandomBot(Bot):
     name = "random"
+    version = "1"  # bump when its decisions change: ratings start it afresh
     description = "Plays a uniformly random legal move."
 
     def choose(self, view):

@@ -14,7 +14,10 @@ an `expert` row over 1 seat and a `greedy` row over 3 seats. Per row:
     in the same game (negative is better: lower scores win). Its 95% CI treats each deal as
     one observation (the mean over that deal's rotations and the row's seats), since the
     games of one deal share their cards;
-  - decision time median and max (ms), and the number of fallback moves the referee made.
+  - decision time median and max (ms), and the number of fallback moves the referee made;
+  - rating: every game of the arena (each deal's every rotation, in deal order) rated as the
+    statistics rate finished games (duckcover.ratings), so a bot's number means what a
+    player's does; bots with the same spec are one player.
 
 Results are computed per deal from the seed alone, and gathered in deal order, so the numbers
 are the same for any `jobs` (timings aside).
@@ -30,7 +33,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .harness import bot_key_for, constructor_seed, play_game
-from .plugins import instantiate, is_builtin, load_bot_class
+from .plugins import bot_identity, instantiate, is_builtin, load_bot_class
+from .ratings import RatedGame, Standing, bot_key, compute, ranks
 from .rules import Rules, rules_with_variants
 from .safety import DEFAULT_HARD_LIMIT, Referee
 from .sandbox import BotProcess
@@ -243,6 +247,7 @@ def rows(specs: Sequence[str]) -> list[BotRow]:
 def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
     """The arena's figures as one JSON-ready object (what `duckcover arena --json` prints)."""
     players = len(config.specs)
+    standings = rate(config, results)
     return {
         "deals": config.deals,
         "seatings": players,
@@ -253,7 +258,7 @@ def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
         "time_limit": config.time_limit,
         "hard_limit": config.hard_limit,
         "trusted": config.trusted,
-        "bots": [row.to_json(results, players) for row in rows(config.specs)],
+        "bots": [_with_rating(row.to_json(results, players), standings[row.bot]) for row in rows(config.specs)],
         "protections": protections_report(config),
     }
 
@@ -270,6 +275,24 @@ def protections_report(config: ArenaConfig) -> dict:
         report["summary"] = f"every bot ran in the arena's own process ({why}): no bot was confined"
         report["warnings"] = ["trusted bots can read the deal and your files"] if config.trusted else []
     return report
+
+
+def rate(config: ArenaConfig, results: Sequence[DealResult]) -> dict[str, Standing]:
+    """Each distinct spec's rating from every game of the arena, in deal and rotation order."""
+    keys = tuple(bot_key(*bot_identity(spec)) for spec in config.specs)
+    games = []
+    for deal in results:
+        for totals, shares in zip(deal.totals, deal.win_shares):
+            winners = [bot for bot, share in enumerate(shares) if share > 0]
+            games.append(RatedGame(len(games), keys, ranks(totals, winners)))
+    standings = compute(games)
+    return {spec: standings.get(key, Standing(key)) for spec, key in zip(config.specs, keys)}
+
+
+def _with_rating(row: dict, standing: Standing) -> dict:
+    row["rating"] = standing.rating.as_dict()
+    row["rated_as"] = standing.label
+    return row
 
 
 def _round(value: float) -> float | None:

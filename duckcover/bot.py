@@ -28,6 +28,9 @@ from .view import PlayerView
 class Bot:
     name = "bot"
     description = "A duckcover bot."
+    # Ratings tell a bot's versions apart (a changed bot starts afresh): bump it when the bot's
+    # decisions change. None: the ratings use a hash of the bot's source file instead.
+    version: str | None = None
     # Wall-clock seconds a decision may take, which the bot itself should honour (None: no
     # wall clock, `budget` alone). The harness enforces a hard limit of its own on top.
     time_limit: float | None = None

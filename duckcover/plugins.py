@@ -2,7 +2,7 @@
 
 A bot spec is one of
   - a name registered in the `duckcover.bots` entry-point group (`random`, `greedy`, ...),
-  - a difficulty (`easy`, `medium`, `hard`; see duckcover.difficulty),
+  - a difficulty (`easy`, `novice`, `casual`, `medium`, `hard`; see duckcover.difficulty),
   - `package.module:Class`, importable from sys.path,
   - `path/to/file.py:Class` (or just `path/to/file.py` when the file defines one Bot).
 
@@ -214,3 +214,72 @@ def _describe(err: BaseException) -> str:
 def _one_line(text: object) -> str:
     lines = str(text or "").strip().splitlines()
     return lines[0].strip() if lines else ""
+
+
+# --- versions, for the ratings ----------------------------------------------------------------
+def bot_version(spec: str) -> str | None:
+    """The version a bot spec plays as, for the ratings (a changed bot is a new entry): a built-in
+    bot's `version` attribute; an installed plugin's distribution version; a file's or module's
+    source hash (`sha256:` and 16 hex digits). Never imports a bot that is not built in (those
+    run in their own process). None when it cannot be told."""
+    if not isinstance(spec, str) or not spec.strip():
+        return None
+    spec = spec.strip()
+    name = DIFFICULTIES.get(spec, spec)
+    try:
+        if is_builtin(spec):
+            cls = load_bot_class(name)[0]
+            return str(cls.version) if cls.version is not None else _source_hash(inspect.getsourcefile(cls))
+        ep = registered().get(name) if name.isidentifier() else None
+        if ep is not None:
+            dist = getattr(ep, "dist", None)
+            return f"{dist.metadata['Name']}-{dist.version}" if dist is not None else None
+        target = name.rpartition(":")[0] if ":" in name and not _looks_like_file(name.rpartition(":")[2]) else name
+        if _looks_like_file(target):
+            return _source_hash(Path(target).expanduser())
+        return _source_hash(_module_file(target))
+    except (BotLoadError, OSError, TypeError, ValueError):
+        return None
+
+
+def stamp_bot_versions(record: dict) -> dict:
+    """Write each bot seat's `bot_name` (what its label stands for: `hard` -> `expert`) and
+    `bot_version` (see bot_version) into the record's players: who the ratings rate."""
+    for player in record.get("players", []):
+        if isinstance(player, dict) and isinstance(player.get("bot"), str):
+            name, version = _cached_identity(player["bot"])
+            player["bot_name"] = name
+            if version is not None:
+                player["bot_version"] = version
+    return record
+
+
+_IDENTITIES: dict[str, tuple[str, str | None]] = {}
+
+
+def bot_identity(spec: str) -> tuple[str, str | None]:
+    """(name, version) a bot spec is rated as: a difficulty is the bot it stands for."""
+    if spec not in _IDENTITIES:
+        # A game saves its record every turn; a bot's code does not change under a running game.
+        _IDENTITIES[spec] = (DIFFICULTIES.get(spec.strip(), spec.strip()), bot_version(spec))
+    return _IDENTITIES[spec]
+
+
+_cached_identity = bot_identity
+
+
+def _source_hash(path) -> str | None:
+    if path is None:
+        return None
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def _module_file(module_name: str) -> Path | None:
+    """Where a module's source is, found on sys.path without importing anything."""
+    parts = module_name.split(".")
+    for entry in sys.path:
+        base = Path(entry or ".").joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None

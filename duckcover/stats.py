@@ -65,6 +65,16 @@ SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS results_by_name ON results(name)",
 )
+# Added after schema 1 shipped, so they are created whenever a game is added (an older database
+# gets them then; until then its games' keys are read from their records). An older duckcover
+# ignores them.
+RATING_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS rating_seats (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        keys TEXT NOT NULL,            -- JSON list of rating keys, by seat (see ratings.py)
+        rated INTEGER NOT NULL         -- 0: the game counts in the statistics but not the ratings
+    )""",
+)
 EXPECTED_COLUMNS = {
     "games": {"id", "key", "date", "players", "totals", "winners", "variants", "decided_by", "rounds", "record"},
     "results": {"game_id", "seat", "name", "total", "won", "best_round", "worst_round", "single_stacks", "rounds"},
@@ -139,8 +149,10 @@ def _no_os_errors(function):
 
 
 @_no_os_errors
-def add_game(record: dict, db_path: str | Path | None = None) -> bool:
-    """Add a finished game; False if it is already there. StatsError if it cannot be added."""
+def add_game(record: dict, db_path: str | Path | None = None, accounts: bool = False) -> bool:
+    """Add a finished game; False if it is already there. StatsError if it cannot be added.
+
+    `accounts`: the record's `account` stamps are believed (the server's own games only)."""
     game = _finished_game(record)
     key = game_key(game)
     try:
@@ -156,7 +168,9 @@ def add_game(record: dict, db_path: str | Path | None = None) -> bool:
             conn.execute("BEGIN IMMEDIATE")
             if fresh:
                 _create_schema(conn, path)
-            inserted = _insert(conn, game, key, record_text)
+            for statement in RATING_SCHEMA:
+                conn.execute(statement)
+            inserted = _insert(conn, game, key, record_text, _rating_seats(record, game, accounts))
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as err:
             if conn.in_transaction:
@@ -210,6 +224,140 @@ def games(db_path: str | Path | None = None) -> list[GameRow]:
         "SELECT id, date, players, totals, winners, variants, decided_by, rounds, key FROM games ORDER BY id",
         _game_row,
     )
+
+
+@_no_os_errors
+def ratings(db_path: str | Path | None = None, use_cache: bool = True) -> dict:
+    """Every player's rating (ratings.Standing by rating key), computed from the finished games
+    in the order they were added. {} when no database yet.
+
+    The result is cached beside the database (`stats.db.ratings-cache`), valid only for the same
+    games, seats and model (a fingerprint of all three); the cache is never the source: a
+    missing, stale or damaged one is recomputed, and one that cannot be written is skipped."""
+    from . import ratings as rating_model
+
+    path = _path(db_path)
+    if not path.exists() or _check(path):
+        return {}
+    fingerprint = _fingerprint(path, rating_model.MODEL_VERSION) if use_cache else ""
+    cache = path.with_name(path.name + CACHE_SUFFIX)
+    if use_cache:
+        cached = _read_cache(cache, fingerprint)
+        if cached is not None:
+            return cached
+    standings = rating_model.compute(game for game in _rated_games(path) if game.ranks)
+    if use_cache:
+        _write_cache(cache, fingerprint, standings)
+    return standings
+
+
+def name_ratings(standings: dict, db_path: str | Path | None = None) -> dict:
+    """The standing behind each name of the per-player figures: the one person (or, for a name
+    only bots played under, the one bot) who played under it; none when that is ambiguous."""
+    from .ratings import kind_of
+
+    seen: dict[str, set] = {}
+    for game in _rated_games(_path(db_path)):
+        for name, key in zip(game.names, game.keys):
+            seen.setdefault(name, set()).add(key)
+    found = {}
+    for name, keys in seen.items():
+        people = {key for key in keys if kind_of(key) != "bot"}
+        chosen = people or keys
+        key = next(iter(chosen))
+        if len(chosen) == 1 and key in standings:
+            found[name] = standings[key]
+    return found
+
+
+CACHE_SUFFIX = ".ratings-cache"
+
+
+def _has_rating_table(db_path) -> bool:
+    return bool(_read(db_path, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rating_seats'",
+                      lambda row: row))
+
+
+def _rated_games(path: Path) -> list:
+    """Every game as ratings.RatedGame, oldest first; an unrated one has no ranks. A game added
+    before the ratings existed has its seats' keys read from its record."""
+    from .ratings import RatedGame, ranks, seat_keys
+
+    if _has_rating_table(path):
+        query = ("SELECT g.id, g.players, g.totals, g.winners, r.keys, r.rated FROM games g"
+                 " LEFT JOIN rating_seats r ON r.game_id = g.id ORDER BY g.id")
+    else:
+        query = "SELECT id, players, totals, winners, NULL, NULL FROM games ORDER BY id"
+    rows = _read(path, query, lambda row: row)
+    found = []
+    loads = json.loads
+    try:
+        for id_, players, totals, winners, keys, rated in rows:
+            names, totals_, winners_ = loads(players), loads(totals), loads(winners)
+            if keys is None:
+                entry = record(id_, path)
+                given = entry.get("players") if isinstance(entry.get("players"), list) else []
+                keys_, rated = seat_keys(given, names), entry.get("rated") is not False
+            else:
+                keys_ = loads(keys)
+            if not (type(id_) is int and _all_of(names, str) and _all_of(keys_, str) and _all_of(totals_, int)
+                    and _all_of(winners_, int) and len(keys_) == len(names) == len(totals_)):
+                raise ValueError("seats, keys and totals do not match")
+            ranks_ = ranks(totals_, winners_) if rated else ()
+            found.append(RatedGame(id_, tuple(keys_), ranks_, tuple(names)))
+    except (ValueError, TypeError, AttributeError) as err:  # JSONDecodeError is a ValueError
+        raise _corrupt(path, f"unreadable row: {err}") from None
+    return found
+
+
+def _all_of(values, kind) -> bool:
+    return type(values) is list and all(type(v) is kind for v in values)
+
+
+def _fingerprint(path: Path, model_version: str) -> str:
+    """What the ratings are computed from, hashed: every game's id, content key, totals, winners,
+    rating keys and rated flag, in order, and the model. SQLite joins the text (no row is parsed
+    here, so a cache hit costs one query)."""
+    seats = ("COALESCE(r.keys, '-') || ':' || COALESCE(r.rated, '-')" if _has_rating_table(path) else "'-'")
+    query = (f"SELECT group_concat(line, '|') FROM (SELECT g.id || ':' || g.key || ':' || g.totals || ':' ||"
+             f" g.winners || ':' || {seats} AS line FROM games g"
+             + (" LEFT JOIN rating_seats r ON r.game_id = g.id" if seats != "'-'" else "") + " ORDER BY g.id)")
+    text = _read(path, query, lambda row: row[0])
+    digest = hashlib.sha256(model_version.encode())
+    digest.update((text[0] if text and isinstance(text[0], str) else "").encode("utf-8", "replace"))
+    return digest.hexdigest()
+
+
+def _read_cache(cache: Path, fingerprint: str) -> dict | None:
+    from .ratings import Rating, Standing
+
+    try:
+        if not cache.is_file() or cache.stat().st_size > CACHE_MAX:
+            return None
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("fingerprint") != fingerprint:
+            return None
+        standings = {}
+        for key, (mu, sigma, history, ids) in data["standings"].items():
+            standings[_typed(key, str)] = Standing(
+                key, Rating(float(mu), float(sigma)), [float(v) for v in history], [int(v) for v in ids])
+        return standings
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None  # a damaged cache is only recomputed
+
+
+CACHE_MAX = 64 * 1024 * 1024
+
+
+def _write_cache(cache: Path, fingerprint: str, standings: dict) -> None:
+    from .files import atomic_write
+
+    data = {"fingerprint": fingerprint,
+            "standings": {key: [s.rating.mu, s.rating.sigma, s.history, s.game_ids] for key, s in standings.items()}}
+    try:
+        atomic_write(cache, json.dumps(data, separators=(",", ":")))
+    except OSError:
+        pass  # a cache that cannot be written is recomputed next time
 
 
 @_no_os_errors
@@ -321,7 +469,7 @@ def _finished_game(record: dict):
     return game
 
 
-def _insert(conn: sqlite3.Connection, game, key: str, record_text: str) -> bool:
+def _insert(conn: sqlite3.Connection, game, key: str, record_text: str, rating_seats: tuple[str, int]) -> bool:
     outcome = game.outcome()
     date = datetime.now(timezone.utc).isoformat(timespec="seconds")
     variants = sorted(game.rules.variants)
@@ -348,7 +496,18 @@ def _insert(conn: sqlite3.Connection, game, key: str, record_text: str) -> bool:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [_result_row(game_id, game, outcome, seat) for seat in range(game.n)],
     )
+    conn.execute("INSERT INTO rating_seats (game_id, keys, rated) VALUES (?, ?, ?)", (game_id, *rating_seats))
     return True
+
+
+def _rating_seats(record: dict, game, accounts: bool) -> tuple[str, int]:
+    """The seats' rating keys (JSON) and whether the game is rated: a record may only opt out
+    (`"rated": false`, what a friendly or seeded server table writes)."""
+    from .ratings import seat_keys
+
+    players = record.get("players") if isinstance(record.get("players"), list) else []
+    keys = seat_keys(players, list(game.names), accounts_trusted=accounts)
+    return json.dumps(keys), int(record.get("rated") is not False)
 
 
 def _result_row(game_id: int, game, outcome, seat: int) -> tuple:

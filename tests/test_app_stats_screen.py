@@ -134,3 +134,37 @@ def test_snapshot_statistics_corrupt_database(snap_compare, data_dir, monkeypatc
     (data_dir / "data").mkdir()
     (data_dir / "data" / stats.DB_NAME).write_bytes(b"this is not a database" * 100)
     assert snap_compare(Host(), terminal_size=(80, 24))
+
+
+# --- ratings ----------------------------------------------------------------------------------
+def test_sparkline_is_one_mark_per_point_scaled_to_the_range(monkeypatch):
+    from duckcover.app.stats_screen import SPARKS, sparkline
+
+    assert sparkline([0.0, 5.0, 10.0]) == SPARKS[0] + SPARKS[4] + SPARKS[7]
+    assert sparkline([3.0, 3.0]) == SPARKS[0] * 2  # flat: nothing to scale
+    assert len(sparkline([float(v) for v in range(500)], width=60)) == 60
+    assert sparkline([]) == ""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert sparkline([0.0, 10.0]) == "_#"
+
+
+async def test_the_screen_charts_each_players_rating_over_time_and_p_moves_on(data_dir):
+    add_two_games()
+    for seed in (5, 6, 7):
+        game = play_game([GreedyBot(), RandomBot()], seed=seed, names=["Connie", "Jackson"])
+        stats.add_game(to_record(game))
+    board = stats.ratings()
+    async with Host().run_test(size=(80, 24)) as pilot:
+        screen = pilot.app.screen
+        await pilot.pause()
+        first = screen.rated[0]
+        assert [s.key for s in screen.rated] == [s.key for s in sorted(board.values(), key=lambda s: -s.rating.ordinal)]
+        text = str(screen.query_one("#stats-rating", Static).render())
+        assert f"Rating of {first.label} over 5 rated games" in text
+        assert f"ordinal now {first.history[-1]:.1f}" in text
+        from duckcover.app.stats_screen import sparkline
+
+        assert sparkline(first.history) in text
+        await pilot.press("p")
+        text = str(screen.query_one("#stats-rating", Static).render())
+        assert f"Rating of {screen.rated[1].label} over" in text

@@ -147,7 +147,7 @@ def test_builtin_bots_install_under_a_private_name():
     top_level = set(distribution("duckcover").read_text("top_level.txt").split())
     assert top_level == {"duckcover", "duckcover_bots"}
     builtins = [ep for ep in entry_points(group="duckcover.bots") if ep.dist and ep.dist.name == "duckcover"]
-    assert {ep.name for ep in builtins} == {"random", "greedy", "expert"}
+    assert {ep.name for ep in builtins} == {"random", "greedy", "expert", "novice", "casual"}
     assert all(ep.value.startswith("duckcover_bots.") for ep in builtins)
     # From the source tree (editable) the folder is bots/; in the wheel it is duckcover_bots/.
     assert Path(duckcover_bots.__file__).parent.name in ("bots", "duckcover_bots")

@@ -66,7 +66,9 @@ def test_json_shape_and_its_invariants(capsys):
     assert (random_row["bot"], random_row["seats"], random_row["games"]) == ("random", 2, 18)
     for row in figures["bots"]:
         assert set(row) == {"bot", "seats", "games", "mean_score", "win_rate", "diff_to_field", "decisions",
-                            "decision_ms", "fallbacks", "fallback_reasons", "output", "hook_failures"}
+                            "decision_ms", "fallbacks", "fallback_reasons", "output", "hook_failures",
+                            "rating", "rated_as"}
+        assert set(row["rating"]) == {"mu", "sigma", "ordinal"}
         low, high = row["diff_to_field"]["ci95"]
         assert low <= row["diff_to_field"]["mean"] <= high
         assert row["decisions"] > 0 and 0 <= row["decision_ms"]["median"] <= row["decision_ms"]["max"]
@@ -85,8 +87,30 @@ def test_identical_bots_are_one_row_with_no_edge():
 
 def test_greedy_beats_random_on_duplicate_deals():
     config = ArenaConfig(("greedy", "random"), deals=6, seed=4)
-    greedy = report(config, run(config))["bots"][0]
+    greedy, random_row = report(config, run(config))["bots"]
     assert greedy["diff_to_field"]["ci95"][1] < 0  # lower totals win
+    assert greedy["rating"]["ordinal"] > random_row["rating"]["mu"]  # conservatively above its mean
+    assert (greedy["rated_as"], random_row["rated_as"]) == ("greedy@1", "random@1")
+
+
+def test_arena_ratings_are_the_ratings_the_statistics_give_the_same_games(tmp_path):
+    from duckcover import stats
+    from duckcover.plugins import stamp_bot_versions
+    from duckcover.record import to_record
+
+    config = ArenaConfig(("greedy", "random", "hard"), deals=2, seed=9, budget=8)
+    figures = report(config, run(config))
+    db = tmp_path / "stats.db"
+    for deal in range(config.deals):
+        for rotation in range(3):
+            seating = [config.specs[(seat - rotation) % 3] for seat in range(3)]
+            game = play_game([resolve_bot(spec, budget=8) for spec in seating], seed=deal_seed(9, deal),
+                             names=[f"seat {seat}" for seat in range(3)])
+            assert stats.add_game(stamp_bot_versions(to_record(game, bots=seating)), db)
+    board = stats.ratings(db)
+    for row in figures["bots"]:
+        assert row["rating"] == board["bot:" + row["rated_as"]].rating.as_dict()
+    assert {row["rated_as"] for row in figures["bots"]} == {"greedy@1", "random@1", "expert@1"}
 
 
 def test_a_crashing_bot_is_played_by_fallbacks_and_counted(tmp_path, capsys):

@@ -166,7 +166,7 @@ def test_bots_command_lists_every_bot_with_its_origin(capsys):
     assert "Plays a uniformly random legal move." in by_name["random"]
     assert "[entry point random = duckcover_bots.random_bot:RandomBot (duckcover " in by_name["random"]
     assert "Covers the adjacent stack" in by_name["greedy"]
-    assert out[-2].startswith("difficulties: easy=random, medium=greedy, hard=expert")
+    assert out[-2].startswith("difficulties: easy=random, novice=novice, casual=casual, medium=greedy, hard=expert")
 
 
 def test_bots_command_json(capsys):

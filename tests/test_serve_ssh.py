@@ -422,12 +422,15 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
             process.stdin.write(SYNC_SUPPORTED)
         procs[0].stdin.write(b"c")
         await read_until(procs[0].stdout, b"A new table", seen[0])
-        # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past easy, choose.
-        # Each step waits for the screen (on a loaded machine a fixed pause was not enough: the
-        # arrows came before the list was open).
+        # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past the
+        # difficulties listed before medium (duckcover.difficulty), choose. Each step waits for the
+        # screen (on a loaded machine a fixed pause was not enough: the arrows came before the list
+        # was open).
+        from duckcover.difficulty import DIFFICULTIES
+
         procs[0].stdin.write(b"\t\t\t\r")
         await read_until(procs[0].stdout, b"Hard (expert)", seen[0])  # the list is open
-        procs[0].stdin.write(b"\x1b[A\x1b[A\r")
+        procs[0].stdin.write(b"\x1b[A" * (1 + list(DIFFICULTIES).index("medium")) + b"\r")
         await until_screen(procs[0].stdout, seen[0], re.compile(r"Seat 3 +\W+open for a human"))
         procs[0].stdin.write(b"\x13")
         await read_until(procs[0].stdout, b"waiting for players", seen[0])

@@ -288,7 +288,7 @@ def cli(tmp_path, *args):
 def test_cli_empty_database(tmp_path):
     out = cli(tmp_path)
     assert (out.returncode, out.stdout.strip(), out.stderr) == (0, "No finished games yet.", "")
-    assert json.loads(cli(tmp_path, "--json").stdout) == {"games": 0, "players": []}
+    assert json.loads(cli(tmp_path, "--json").stdout) == {"games": 0, "players": [], "ratings": []}
 
 
 def test_cli_table_chart_and_json(tmp_path, db):

@@ -4,7 +4,9 @@ Deciding goes through the Referee (duckcover.safety), as in the arena: see TurnC
 """
 from __future__ import annotations
 
-DIFFICULTY_NAMES = ("easy", "medium", "hard")
+from ..difficulty import DIFFICULTIES
+
+DIFFICULTY_NAMES = tuple(DIFFICULTIES)  # one list: duckcover/difficulty.py
 
 
 def load_bot(spec: str, seed: int):

@@ -108,7 +108,10 @@ class TurnController:
         from ..safety import add_fallbacks
         from .passplay import add_sounds
 
+        from ..plugins import stamp_bot_versions
+
         record = add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
+        stamp_bot_versions(record)  # the ratings tell a bot's versions apart
         record["bot_key"] = self.key.hex()
         return add_fallbacks(record, self.fallbacks)
 

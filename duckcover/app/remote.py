@@ -36,7 +36,7 @@ from .telling import move_words, stand_in_words
 from .textual_compat import bind
 from .words import bot_label
 
-DIFFICULTIES = ("easy", "medium", "hard")
+DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
 
 
 # --- the table, through the same interface as a local one ----------------------------------
@@ -256,6 +256,12 @@ class RemoteTableScreen(TableScreen):
         if self.deadline is not None:
             super().set_prompt(self.with_status(self.base_prompt))
 
+    def seat_kind(self, seat: int) -> str:
+        """Who sits there, and their rating on this server beside it."""
+        kind = super().seat_kind(seat)
+        ordinal = seat_ordinal(self.ctl.status.get("players") or [], seat)
+        return kind if ordinal is None else t("net.rating_beside", kind=kind, ordinal=ordinal)
+
     def action_settings(self) -> None:
         pass  # the settings file is the host's, not a guest's to change
 
@@ -286,6 +292,7 @@ class LobbyScreen(Screen):
             yield Static(Text(t("net.lobby_title", name=self.app.user_name), style="bold"), id="lobby-title")
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
             yield Static(t("net.lobby_help"), id="lobby-help", classes="dim")
+            yield Static(id="top-ten")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -295,6 +302,7 @@ class LobbyScreen(Screen):
         table.add_columns(t("net.col_table"), t("net.col_seats"), t("net.col_players"),
                           t("net.col_variants"), t("net.col_state"))
         self.show(self.app.lobby_tables)
+        self.show_top(self.app.top_players)
         table.focus()
 
     def show(self, tables: list[dict]) -> None:
@@ -311,9 +319,22 @@ class LobbyScreen(Screen):
                 Text(", ".join([shown(v, 20) for v in item.get("variants", [])]
                                + ([t("net.fixed_seed", seed=shown(item["seed"], 24))] if "seed" in item else []))
                      or "-"),
-                t(f"net.state_{item.get('state')}") if item.get("state") in ("open", "playing", "over") else "?",
+                state_label(item),
             )
         self.query_one("#lobby-help", Static).update(t("net.lobby_help") if tables else t("net.lobby_empty"))
+
+    def show_top(self, players: list[dict]) -> None:
+        """The server's ten best rated players (names from the network: shown as text)."""
+        text = Text(t("net.top_title") + "\n", style="bold")
+        rows = [item for item in players if isinstance(item, dict)][:10]
+        for rank, item in enumerate(rows, start=1):
+            ordinal, games = item.get("ordinal"), item.get("games")
+            text.append(t("net.top_line", rank=rank, name=shown(item.get("name"), NAME_MAX),
+                          ordinal=f"{ordinal:.1f}" if _number(ordinal) else "?",
+                          games=games if type(games) is int else "?") + "\n")
+        if not rows:
+            text.append(t("net.top_empty"), style="dim")
+        self.query_one("#top-ten", Static).update(text)
 
     def chosen(self) -> dict | None:
         from textual.widgets import DataTable
@@ -356,7 +377,7 @@ class CreateTableScreen(Screen):
         bind(self, "ctrl+s", "create", t("net.create"))
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Button, Input, Label, Select
+        from textual.widgets import Button, Checkbox, Input, Label, Select
 
         from .screens import rule_rows
 
@@ -382,6 +403,7 @@ class CreateTableScreen(Screen):
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.seed"), classes="setup-label")
                 yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
+            yield Checkbox(t("net.rated"), value=True, id="rated")
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("net.create"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")
@@ -415,7 +437,7 @@ class CreateTableScreen(Screen):
         self.app.pop_screen()
 
     def action_create(self) -> None:
-        from textual.widgets import Input, Select
+        from textual.widgets import Checkbox, Input, Select
 
         from .screens import chosen_rules
 
@@ -431,7 +453,8 @@ class CreateTableScreen(Screen):
         seed_text = self.query_one("#seed", Input).value.strip()
         seed = int(seed_text) if seed_text else None
         message = {"name": self.query_one("#table-name", Input).value.strip(), "seats": seats,
-                   "variants": chosen["variants"], "options": options}
+                   "variants": chosen["variants"], "options": options,
+                   "rated": self.query_one("#rated", Checkbox).value}
         if seed is not None:
             message["seed"] = seed
         self.app.pop_screen()
@@ -470,12 +493,31 @@ class WaitingScreen(Screen):
                 text.append(f"{number}. {t('net.open_seat')}\n")
                 continue
             kind = bot_label(seat["bot"]) if seat.get("bot") in DIFFICULTIES else t("seat.human")
+            ordinal = seat_ordinal(players, number - 1)
+            if ordinal is not None:
+                kind = t("net.rating_beside", kind=kind, ordinal=ordinal)
             text.append(f"{number}. {shown(seat['name'], NAME_MAX)} ({kind})\n")
         text.append("\n" + t("net.waiting_help"))
         self.query_one("#waiting", Static).update(text)
 
     def action_leave(self) -> None:
         self.app.send("leave")
+
+
+def seat_ordinal(players: list, seat: int) -> str | None:
+    """A seat's rating as the server sent it (a number from the network: checked), or None."""
+    item = players[seat] if 0 <= seat < len(players) and isinstance(players[seat], dict) else {}
+    ordinal = item.get("ordinal")
+    return f"{ordinal:.1f}" if _number(ordinal) else None
+
+
+def _number(value) -> bool:
+    return type(value) in (int, float) and abs(value) < 1e6
+
+
+def state_label(item: dict) -> str:
+    state = t(f"net.state_{item.get('state')}") if item.get("state") in ("open", "playing", "over") else "?"
+    return state if item.get("rated", True) is not False else f"{state}, {t('net.unrated')}"
 
 
 # --- the app -----------------------------------------------------------------------------
@@ -488,6 +530,7 @@ class RemoteApp(DuckCoverApp):
         self.token = token
         self.user_name = ""
         self.lobby_tables: list[dict] = []
+        self.top_players: list[dict] = []  # the server's top ten ("top" message)
         self.writer: asyncio.StreamWriter | None = None
         self.table_screen: RemoteTableScreen | None = None
 
@@ -536,6 +579,12 @@ class RemoteApp(DuckCoverApp):
                     lobby.show(self.lobby_tables)
                 else:
                     self.replace_main(LobbyScreen())
+        elif kind == "top":
+            players = message.get("players")
+            self.top_players = players if isinstance(players, list) else []
+            lobby = self.main_screen()
+            if isinstance(lobby, LobbyScreen) and lobby.is_mounted:
+                lobby.show_top(self.top_players)
         elif kind == "seated":
             self.seated(message)
         elif kind == "left":

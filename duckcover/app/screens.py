@@ -11,7 +11,7 @@ from textual.widgets import Footer, Static
 # The setup and title widgets (Select, Input, OptionList...) are imported where they are
 # used: a game started from the command line opens straight on the table without them.
 
-from ..difficulty import DIFFICULTIES
+from ..difficulty import DIFFICULTIES, level_rating, nearest_level
 from ..errors import RulesError
 from ..i18n import t
 from ..rules import ARTISTS_PACK, VARIANTS, Rules, rules_with_variants
@@ -168,10 +168,26 @@ class SetupScreen(Screen):
                 raise ValueError(t("setup.bad_name", number=seat + 1, problem=problem))
             kind = self.query_one(f"#kind-{seat}", Select).value
             seats.append(SeatSpec(name, None if kind == "human" else str(kind), chosen_sound(self, seat)))
+        if any(seat.bot == NEAR for seat in seats):
+            level = self.near_level(next((s.name for s in seats if s.bot is None), seats[0].name))
+            seats = [SeatSpec(s.name, level, s.sound) if s.bot == NEAR else s for s in seats]
         rules = chosen_rules(self)
         rules.check_players(len(seats))
         seed_text = self.query_one("#seed", Input).value.strip()
         return seats, rules, int(seed_text) if seed_text else None
+
+    def near_level(self, name: str) -> str:
+        """The ladder level closest to the rating of the player called `name` (the first human
+        seat's): read from the statistics; a player without a rating gets `medium`."""
+        from .. import stats
+        from ..ratings import name_key
+
+        root = self.app.data_root
+        try:
+            standing = stats.ratings(root / stats.DB_NAME if root else None).get(name_key(name))
+        except Exception:  # noqa: BLE001 - statistics never stop a game from starting
+            standing = None
+        return nearest_level(standing.rating.mu if standing else None)
 
     def action_start(self) -> None:
         try:
@@ -225,12 +241,24 @@ def chosen_rules(screen) -> Rules:
     )
 
 
+NEAR = "near"  # a seat's choice "near my rating": the ladder level it stands for is found at the start
+
+
 def bot_choices() -> list[tuple[str, str]]:
-    """Each bot once: the three difficulties with the bot each stands for ("Medium (greedy)"),
-    then any other installed bot by its own name."""
+    """Each bot once: "near my rating", the difficulties with the bot each stands for and the
+    level's measured rating ("Medium (greedy), rating 20"), then any other installed bot."""
     behind = set(DIFFICULTIES.values())
-    choices = [(t(f"difficulty.{level}", bot=bot), level) for level, bot in DIFFICULTIES.items()]
+    choices = [(t("difficulty.near"), NEAR)] + [(difficulty_label(level), level) for level in DIFFICULTIES]
     return choices + [(t("setup.bot_named", name=name), name) for name in installed_bots() if name not in behind]
+
+
+def difficulty_label(level: str) -> str:
+    label = t(f"difficulty.{level}", bot=DIFFICULTIES[level])
+    rating = level_rating(level)
+    if rating is None:
+        return label
+    mu, sigma = rating
+    return t("difficulty.with_rating", label=label, ordinal=f"{mu - 3 * sigma:.0f}")
 
 
 class HelpScreen(ModalScreen):

@@ -1,4 +1,6 @@
-"""The Statistics screen: per-player figures of the finished games, with bar charts.
+"""The Statistics screen: per-player figures of the finished games, with bar charts, and one
+player's rating over time (a sparkline of the ordinal after each rated game; `p` moves on to
+the next player).
 
 A database that cannot be read (corrupt, or written by a newer duckcover) is reported on the
 screen with the StatsError's own line; the file is never touched and the app keeps running.
@@ -64,6 +66,36 @@ def chart(title: str, rows: list[tuple[str, float, str]]) -> Text:
     return text
 
 
+SPARKS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+SPARKS_ASCII = "_.-:=+*#"
+SPARK_WIDTH = 60
+
+
+def sparkline(values: list[float], width: int = SPARK_WIDTH) -> str:
+    """One character per point, higher is taller; more points than `width` are averaged in
+    buckets (the last bucket ends on the latest value's). Plain ASCII where blocks cannot be drawn."""
+    if not values:
+        return ""
+    marks = SPARKS_ASCII if os.environ.get("NO_COLOR") or ascii_only() else SPARKS
+    if len(values) > width:
+        edges = [round(i * len(values) / width) for i in range(width + 1)]
+        values = [sum(values[a:b]) / (b - a) for a, b in zip(edges, edges[1:])]
+    low, high = min(values), max(values)
+    span = high - low
+    return "".join(marks[0 if span == 0 else round((v - low) / span * (len(marks) - 1))] for v in values)
+
+
+def rating_chart(standing) -> Text:
+    """A player's ordinal after each rated game, and where it stands now."""
+    history = standing.history
+    text = Text(t("statsview.rating_title", name=shown(standing.label, NAME_WIDTH + 2), games=len(history)) + "\n",
+                style="bold")
+    text.append(sparkline(history) + "\n", style="cyan")
+    text.append(t("statsview.rating_range", now=f"{history[-1]:.1f}", low=f"{min(history):.1f}",
+                  high=f"{max(history):.1f}", change=f"{standing.change():+.1f}"))
+    return text
+
+
 def charts(players: list[stats.PlayerStats]) -> Text:
     text = chart(t("stats.chart_wins"), [(p.name, p.wins, str(p.wins)) for p in players])
     text.append("\n")
@@ -83,6 +115,9 @@ class StatsScreen(Screen):
         self.error: str | None = None
         bind(self, "escape", "back", t("statsview.key_back"))
         bind(self, "r", "reload", t("statsview.key_reload"))
+        bind(self, "p", "next_rating", t("statsview.key_next_rating"))
+        self.rated: list = []  # ratings.Standing, people first, best first
+        self.rating_index = 0
 
     def compose(self) -> ComposeResult:
         yield Static(t("stats.title"), id="stats-title")
@@ -90,6 +125,7 @@ class StatsScreen(Screen):
             yield Static(id="stats-error")
             yield Static(id="stats-table")
             yield Static(id="stats-charts")
+            yield Static(id="stats-rating")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -113,11 +149,12 @@ class StatsScreen(Screen):
         drawn = self.query_one("#stats-charts", Static)
         try:
             players, count = self.read()
+            self.rated = self.read_ratings() if players else []
             self.error = None
         except stats.StatsError as err:
-            players, count, self.error = [], 0, str(err)
+            players, count, self.error, self.rated = [], 0, str(err), []
         except Exception as err:  # noqa: BLE001 - the statistics must never bring the app down
-            players, count, self.error = [], 0, f"{type(err).__name__}: {err}"
+            players, count, self.error, self.rated = [], 0, f"{type(err).__name__}: {err}", []
         error.display = self.error is not None
         error.update(Text(shown(t("statsview.error", error=self.error), 600)) if self.error else "")
         if players:
@@ -129,6 +166,26 @@ class StatsScreen(Screen):
         else:
             table.update("" if self.error else t("stats.empty"))
             drawn.display = False
+        self.show_rating()
+
+    def read_ratings(self) -> list:
+        from ..ratings import leaderboard
+
+        board = stats.ratings(self.database())
+        return leaderboard(board, kinds=("human", "account")) + leaderboard(board, kinds=("bot",))
+
+    def show_rating(self) -> None:
+        widget = self.query_one("#stats-rating", Static)
+        widget.display = bool(self.rated)
+        if self.rated:
+            self.rating_index %= len(self.rated)
+            widget.update(rating_chart(self.rated[self.rating_index]))
+            widget.styles.margin = (1, 0, 0, 0)
+
+    def action_next_rating(self) -> None:
+        if self.rated:
+            self.rating_index += 1
+            self.show_rating()
 
     def action_back(self) -> None:
         self.dismiss()

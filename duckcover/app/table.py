@@ -266,6 +266,11 @@ class TableScreen(Screen):
         """A player's name as the table shows it: names are untrusted (records, the network)."""
         return shown(self.ctl.game.names[seat], NAME_MAX)
 
+    def seat_kind(self, seat: int) -> str:
+        """Who plays a seat, as its panel's title says: a bot's difficulty or a human."""
+        spec = self.ctl.seats[seat]
+        return shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human")
+
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
         return [(self.main_seat + i) % n for i in range(n)]
@@ -341,8 +346,7 @@ class TableScreen(Screen):
                     cursor = panel.grid.cursor  # keep the player's cursor across refreshes
             grid = self.grid_of(seat)
             panel.grid.show(grid, splashes, marks, cursor)
-            spec = self.ctl.seats[seat]
-            panel.title.set_parts(self.seat_name(seat), shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human"),
+            panel.title.set_parts(self.seat_name(seat), self.seat_kind(seat),
                                   seat == game.captain, len(grid),
                                   sum(game.round_rules.value(stack[-1].number) for stack in grid.values()),
                                   game.totals[seat])

@@ -137,9 +137,10 @@ def print_table(figures: dict) -> None:
     table = Table(
         title=Text(f"{figures['deals']} deals x {figures['seatings']} seatings = {figures['games']} games "
                    f"(seed {figures['seed']}, {rules})"),
-        caption="score: mean total per game; Δ field: total minus the other seats' mean; lower is better",
+        caption="score: mean total per game; Δ field: total minus the other seats' mean; lower is better; "
+                "rating: ordinal (mean - 3 x uncertainty), higher is better, as `duckcover stats` rates players",
     )
-    for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "ms p50", "ms max", "fallbacks"):
+    for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "rating", "μ ± σ", "ms p50", "ms max", "fallbacks"):
         table.add_column(name, justify="left" if name == "bot" else "right", no_wrap=True)
     names = labels([row["bot"] for row in figures["bots"]])
     table.columns[0].min_width = min(28, max(len(name) for name in names.values()))
@@ -151,6 +152,8 @@ def print_table(figures: dict) -> None:
             _fmt(row["mean_score"], ".2f"),
             _fmt(row["win_rate"], ".1%"),
             _fmt(diff, "+.2f") + (f" ±{(ci[1] - ci[0]) / 2:.2f}" if ci else ""),
+            _fmt(row["rating"]["ordinal"], ".2f"),
+            f"{row['rating']['mu']:.2f} ± {row['rating']['sigma']:.2f}",
             _fmt(row["decision_ms"]["median"], ".3f"),
             _fmt(row["decision_ms"]["max"], ".1f"),
             str(row["fallbacks"]),

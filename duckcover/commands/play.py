@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
     parser = sub.add_parser("play", help="play Duck & Cover (the default command)")
     parser.add_argument("--bots", type=bot_count, metavar="N", help="start at once against N bots (1-6)")
     parser.add_argument("--difficulty", default="medium", metavar="BOT",
-                        help="the bots for --bots/--watch: easy, medium, hard or any installed bot (default medium)")
+                        help=f"the bots for --bots/--watch: {', '.join(DIFFICULTIES)} or any installed bot (default medium)")
     parser.add_argument("--seed", type=seed_value, metavar="S", help="fix the deal")
     parser.add_argument("--watch", action="store_true", help="every seat a bot: watch a game play out")
     parser.add_argument("--speed", choices=SPEEDS, default="normal", help="pauses between reveals")

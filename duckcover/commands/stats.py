@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..i18n import t
 from ..record import RecordError, read_file
-from ..stats import StatsError, add_game, default_path, games, load, move_aside
+from ..stats import StatsError, add_game, default_path, games, load, move_aside, name_ratings, ratings
 from ..untrusted import shown
 
 BAR_WIDTH = 30
@@ -65,10 +65,16 @@ def _add(files: list[str], db: Path) -> int:
 
 
 def _print_players(db: Path, as_json: bool) -> int:
+    from ..ratings import leaderboard
+
     players = load(db)
+    standings = ratings(db) if players else {}
+    by_name = name_ratings(standings, db) if players else {}
     if as_json:
         count = len(games(db)) if players else 0
-        sys.stdout.write(json.dumps({"games": count, "players": [p.as_dict() for p in players]}, indent=1) + "\n")
+        entries = [_with_rating(p.as_dict(), by_name.get(p.name)) for p in players]
+        board = [s.as_dict() for s in leaderboard(standings)]
+        sys.stdout.write(json.dumps({"games": count, "players": entries, "ratings": board}, indent=1) + "\n")
         return 0
     if not players:
         print(t("stats.empty"))
@@ -78,6 +84,8 @@ def _print_players(db: Path, as_json: bool) -> int:
     console = Console()
     console.print(players_table(players))
     console.print(wins_chart(players))
+    if standings:
+        console.print(ratings_table(leaderboard(standings)))
     console.print(t("stats.footer", games=len(games(db))))
     return 0
 
@@ -112,6 +120,38 @@ def players_table(players):
             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
         )
     return table
+
+
+def _with_rating(entry: dict, standing) -> dict:
+    """A name's figures with the rating of the player behind it (None if it has none)."""
+    entry["rating"] = standing.rating.as_dict() if standing else None
+    entry["rated_games"] = standing.games if standing else 0
+    entry["rating_change_last_10"] = round(standing.change(), 4) if standing else None
+    return entry
+
+
+def ratings_table(board):
+    """Best first: the conservative ordinal, then mean and uncertainty, games and recent change."""
+    from rich.table import Table
+
+    table = Table(title=t("stats.ratings_title"), title_justify="left")
+    table.add_column(t("stats.player"))
+    for key in ("stats.rating_ordinal", "stats.rating_mu", "stats.rating_sigma", "stats.rated_games",
+                "stats.rating_change"):
+        table.add_column(t(key), justify="right")
+    for standing in board:
+        rating = standing.rating
+        table.add_row(
+            as_text(rating_label(standing)), f"{rating.ordinal:.1f}", f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
+            str(standing.games), f"{standing.change():+.1f}",
+        )
+    return table
+
+
+def rating_label(standing) -> str:
+    """A rated player as the tables show it: a bot is marked so, not only by its name."""
+    label = shown(standing.label, 80)
+    return t("stats.rating_bot", name=label) if standing.kind == "bot" else label
 
 
 def wins_chart(players):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import difficulty
 from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
@@ -29,7 +30,7 @@ from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
 
 BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
-DIFFICULTIES = ("easy", "medium", "hard")
+DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/difficulty.py
 MIN_SEATS, MAX_SEATS = 2, 7
 MAX_TABLES = 64
 TABLES_PER_NAME = 3  # unfinished tables one login name may sit at: throw-away tables cannot fill the server
@@ -123,6 +124,7 @@ class Table:
     standins: list = field(default_factory=list)  # (seat, round, turn): a bot chose for an absent player
     fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
+    rated: bool = True  # False: a friendly table (its creator said so) or a chosen seed
 
     # --- who sits here ------------------------------------------------------------------
     def state(self) -> str:
@@ -145,13 +147,14 @@ class Table:
         return {"id": self.id, "name": self.name, "seats": len(self.seats), "taken": taken,
                 "humans": humans, "bots": len(self.seats) - humans,
                 "variants": variant_labels(self.rules), "state": self.state(),
-                "free": self.free_seats(), **({"seed": self.seed} if self.fixed else {})}
+                "free": self.free_seats(), "rated": self.rated, **({"seed": self.seed} if self.fixed else {})}
 
     def seats_json(self) -> list[dict]:
         now = time.monotonic()
         return [{"name": s.name, "kind": s.kind, "bot": s.bot,
                  "connected": (not s.human) or s.client is not None,
-                 "standin": self.standin(i, now)} for i, s in enumerate(self.seats)]
+                 "standin": self.standin(i, now), "ordinal": self.server.ordinal(s)}
+                for i, s in enumerate(self.seats)]
 
     def anyone_here(self) -> bool:
         return any(s.client is not None for s in self.seats if s.human)
@@ -505,10 +508,12 @@ class TableServer:
         self.tasks: set[asyncio.Task] = set()
         self.server: asyncio.base_events.Server | None = None
         self.problems: list[str] = []
+        self.standings: dict = {}  # rating key -> ratings.Standing, from the statistics (see refresh_ratings)
 
     # --- running ------------------------------------------------------------------------
     async def start(self, socket_path: Path) -> None:
         self.restore()
+        self.refresh_ratings()
         socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         socket_path.unlink(missing_ok=True)
         self.server = await asyncio.start_unix_server(self.handle, path=str(socket_path),
@@ -610,6 +615,7 @@ class TableServer:
             client = Client(identity, writer)
             self.clients.add(client)
             client.send("welcome", name=shown(identity.user, NAME_MAX))
+            client.send("top", players=self.top_ten())
             if not self.rejoin(client):
                 client.send("lobby", tables=self.lobby())
             while True:
@@ -709,7 +715,7 @@ class TableServer:
             elif item in DIFFICULTIES:
                 seats.append(Seat("bot", bot=item, name=next(bot_names)))
             else:
-                raise ValueError("a seat is 'human' or a difficulty: easy, medium, hard")
+                raise ValueError(f"a seat is 'human' or a difficulty: {', '.join(DIFFICULTIES)}")
         if not any(s.human for s in seats):
             raise ValueError("a table needs a seat for you")
         variants = message.get("variants", [])
@@ -726,9 +732,13 @@ class TableServer:
         seed = message.get("seed")
         if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
             raise ValueError("the seed is a whole number")
+        rated = message.get("rated", True)
+        if type(rated) is not bool:
+            raise ValueError("rated is true or false")
         name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
-                      seed if seed is not None else new_seed(), self)
+                      seed if seed is not None else new_seed(), self,
+                      rated=rated and seed is None)  # a chosen seed could be a rehearsed deal
         self.tables[table.id] = table
         table.fixed = seed is not None  # its creator may know the deal: everyone is told
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
@@ -781,7 +791,7 @@ class TableServer:
     def record_of(table: Table) -> dict:
         from ..safety import Fallback, add_fallbacks
 
-        record = to_record(table.game, bots=[s.bot for s in table.seats])
+        record = rated_record(to_record(table.game, bots=[s.bot for s in table.seats]), table)
         found = [f for referee in table.referees for f in referee.fallbacks]
         found += [Fallback(seat, r, t, "time") for seat, r, t in table.fallbacks]
         return add_turn_seats(add_fallbacks(record, found), "standins", table.standins)
@@ -806,7 +816,7 @@ class TableServer:
         from ..storage import atomic_write
 
         meta = {"id": table.id, "name": table.name, "seed": table.seed, "fixed": table.fixed,
-                "rules": table.rules.to_json(),
+                "rules": table.rules.to_json(), "rated": table.rated,
                 "seats": [{"kind": s.kind, "bot": s.bot, "name": s.name,
                            "owner": s.owner.to_json() if s.owner else None} for s in table.seats]}
         atomic_write(self.tables_dir / f"{table.id}.table.json", json.dumps(meta))
@@ -829,10 +839,48 @@ class TableServer:
             self.problem(f"table {table.id}: cannot save the finished game: {err}")
         if self.stats:
             try:
-                stats.add_game(record, self.data_dir / stats.DB_NAME)
+                if stats.add_game(record, self.data_dir / stats.DB_NAME, accounts=True):
+                    self.rate(record, table)
             except Exception as err:  # noqa: BLE001 - statistics never end a game
                 self.problem(f"table {table.id}: statistics: {err}")
         self.lobby_changed()
+
+    # --- ratings (duckcover.ratings, derived from the statistics) -----------------------
+    def refresh_ratings(self) -> None:
+        from .. import stats
+
+        if not self.stats:
+            return
+        try:
+            self.standings = stats.ratings(self.data_dir / stats.DB_NAME)
+        except Exception as err:  # noqa: BLE001 - ratings never stop the server
+            self.problem(f"ratings: {err}")
+
+    def rate(self, record: dict, table: Table) -> None:
+        """The game just added to the statistics, rated on top of the standings: the last game
+        in the database's order, so the same numbers as recomputing them all, without the wait."""
+        from ..ratings import RatedGame, model, rate_game, ranks, seat_keys
+
+        if record.get("rated") is False:
+            return
+        outcome = table.game.outcome()
+        keys = seat_keys(record["players"], table.game.names, accounts_trusted=True)
+        rate_game(model(), self.standings, RatedGame(-1, tuple(keys), ranks(outcome.totals, outcome.winners)))
+        table.send_status()  # the new ordinals beside the names
+        for client in self.clients:
+            client.send("top", players=self.top_ten())
+
+    def top_ten(self) -> list[dict]:
+        """The server's ten best rated people (bots are rated too, but not listed here)."""
+        from ..ratings import leaderboard
+
+        return [{"name": shown(s.label, NAME_MAX), "ordinal": round(s.rating.ordinal, 2), "games": s.games}
+                for s in leaderboard(self.standings, kinds=("account", "human"))[:10]]
+
+    def ordinal(self, seat: Seat) -> float | None:
+        """A seat's rating on this server, as the conservative ordinal; None when unrated."""
+        standing = self.standings.get(seat_rating_key(seat)) if self.standings else None
+        return None if standing is None else round(standing.rating.ordinal, 2)
 
     def restore(self) -> None:
         """Bring back every unfinished table from its files, exactly where its last turn left it."""
@@ -882,7 +930,8 @@ class TableServer:
             owner = Identity(*map(str_or_none, s["owner"][:2])) if s.get("owner") else None
             seats.append(Seat(s["kind"], bot=s.get("bot"), name=s.get("name"), owner=owner))
         rules = read_rules({"rules": meta["rules"]})
-        table = Table(table_id, shown(meta["name"], LABEL_MAX), seats, rules, int(meta["seed"]), self)
+        table = Table(table_id, shown(meta["name"], LABEL_MAX), seats, rules, int(meta["seed"]), self,
+                      rated=meta.get("rated", True) is True)
         table.fixed = meta.get("fixed") is True
         record_path = self.tables_dir / f"{table.id}.json"
         if record_path.is_symlink() or record_path.exists():
@@ -896,3 +945,27 @@ class TableServer:
                 if seat.human:
                     seat.left_at = now  # everybody has to come back; the grace starts now
         return table
+
+
+def seat_rating_key(seat: Seat) -> str | None:
+    """Who a seat is to the ratings: the SSH account of its owner, or its bot and version."""
+    from ..plugins import bot_identity
+    from ..ratings import account_key, bot_key
+
+    if seat.human:
+        return account_key(seat.owner.user, seat.owner.key) if seat.owner else None
+    return bot_key(*bot_identity(seat.bot)) if seat.bot else None
+
+
+def rated_record(record: dict, table: Table) -> dict:
+    """The record with who is rated: each owner's account, each bot's version, and
+    `"rated": false` for a table that is not rated (the statistics then leave it out)."""
+    from ..plugins import stamp_bot_versions
+
+    stamp_bot_versions(record)
+    for player, seat in zip(record["players"], table.seats):
+        if seat.human and seat.owner is not None:
+            player["account"] = list(seat.owner)
+    if not table.rated:
+        record["rated"] = False
+    return record
