@@ -953,8 +953,16 @@ def seat_rating_key(seat: Seat) -> str | None:
     from ..ratings import account_key, bot_key
 
     if seat.human:
-        return account_key(seat.owner.user, seat.owner.key) if seat.owner else None
+        return account_key(*rated_account(seat.owner)) if seat.owner else None
     return bot_key(*bot_identity(seat.bot)) if seat.bot else None
+
+
+def rated_account(owner: Identity) -> tuple[str, str | None]:
+    """Who a seat's owner is to the ratings: the SSH user and key fingerprint, or the user alone.
+    A return code is a keyless player's seat ticket, not an identity: it is new at every table,
+    and it must never reach the record that every client is sent."""
+    key = owner.key if owner.key is not None and not owner.key.startswith(CODE_PREFIX) else None
+    return owner.user, key
 
 
 def rated_record(record: dict, table: Table) -> dict:
@@ -965,7 +973,7 @@ def rated_record(record: dict, table: Table) -> dict:
     stamp_bot_versions(record)
     for player, seat in zip(record["players"], table.seats):
         if seat.human and seat.owner is not None:
-            player["account"] = list(seat.owner)
+            player["account"] = list(rated_account(seat.owner))
     if not table.rated:
         record["rated"] = False
     return record
