@@ -415,7 +415,11 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
     proc, port, _ = start_server(tmp_path, "--grace", "600", "--speed", "instant")
     try:
         conns = [await connect(port, user=name) for name in ("ann", "ben", "cy")]
-        procs = [await game_session(conn, size=(80, 24)) for conn in conns]
+        # Two guests at 80x24, the smallest terminal; the host at 120x40, whose log holds a whole
+        # turn, so that between them every reveal reaches a screen (an 80x24 log wraps a turn's
+        # lines and can push a flip out within one frame).
+        sizes = [(120, 40), (80, 24), (80, 24)]
+        procs = [await game_session(conn, size=size) for conn, size in zip(conns, sizes)]
         seen = [bytearray() for _ in procs]
         await read_until(procs[0].stdout, b"Tables on this server", seen[0])
         for process in procs:  # terminals with synchronized output: each frame arrives whole
