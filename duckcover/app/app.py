@@ -399,7 +399,11 @@ class DuckCoverApp(PlainKeys, App):
             if yes:
                 self.exit()
 
-        self.push_screen(QuitScreen(), answered)
+        self.push_screen(QuitScreen(self.game_open()), answered)
+
+    def game_open(self) -> bool:
+        """Whether an unfinished game of this player's is open and saved (what quitting leaves)."""
+        return self.claim is not None and self.controller is not None and not self.controller.game.over
 
     def on_resize(self, event: events.Resize) -> None:
         # The event's size: this handler runs before the app takes the new size as its own

@@ -285,8 +285,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class QuitScreen(ConfirmScreen):
-    def __init__(self) -> None:
-        super().__init__(t("quit.question"), t("quit.yes"), t("quit.no"), t("quit.saved"), box_id="quit-box")
+    def __init__(self, game_open: bool = True) -> None:
+        # "saved after every turn" only where a game is open and saved (not at the title, not a guest)
+        super().__init__(t("quit.question"), t("quit.yes"), t("quit.no"), t("quit.saved") if game_open else None,
+                         box_id="quit-box")
 
 
 class TooSmallScreen(Screen):
