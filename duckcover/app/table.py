@@ -224,6 +224,7 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
+        self.flip_ahead = False  # Space typed while the reveal was still on the table
 
     def go(self, state: TurnState) -> None:
         """Move to `state`; every allowed step is in TRANSITIONS."""
@@ -484,6 +485,9 @@ class TableScreen(Screen):
                 self.set_prompt(t("prompt.flip_named", name=self.seat_name(game.captain))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
                 self.update_bindings()
+                if self.flip_ahead:  # typed during the reveal: it counts now
+                    self.flip_ahead = False
+                    self.do_flip()
             else:
                 self.go(TurnState.FLIPPING)
                 if FLIP_PAUSE[self.options.speed] > 0:  # at speed instant it would flash by, unread
@@ -495,6 +499,34 @@ class TableScreen(Screen):
     def action_flip(self) -> None:
         if self.state is TurnState.AWAIT_FLIP:
             self.do_flip()
+
+    # Keys typed while the table moves on by itself (a reveal on screen, a bot's flip, bots
+    # still choosing): a flip for the next turn is kept and played as soon as it is asked for;
+    # a key of the choice (where the next card goes is not known yet) is refused, visibly.
+    WAIT_STATES = (TurnState.PAUSE, TurnState.WAITING, TurnState.RESOLVING, TurnState.FLIPPING)
+    FLIP_KEYS = ("space", "f")
+    CHOICE_KEYS = ("enter", "tab", "shift+tab", "up", "down", "left", "right", "h", "j", "k", "l")
+
+    def on_key(self, event) -> None:
+        if self.state not in self.WAIT_STATES or self.options.watch or not self.ctl.humans:
+            return
+        if event.key in self.FLIP_KEYS and self.my_flip_is_next():
+            event.stop()
+            event.prevent_default()
+            self.flip_ahead = True
+            self.set_prompt(t("prompt.flip_ahead"))
+        elif event.key in self.CHOICE_KEYS or event.key in self.FLIP_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.app.bell()
+            self.set_prompt(t("prompt.wait_keys"))
+
+    def my_flip_is_next(self) -> bool:
+        """Whether the next thing asked at this keyboard is a human Captain's flip."""
+        game = self.ctl.game
+        if self.state is TurnState.FLIPPING or game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
+            return False
+        return self.ctl.is_human(game.captain)
 
     def do_flip(self) -> None:
         game = self.ctl.game
@@ -582,6 +614,7 @@ class TableScreen(Screen):
 
         game = self.ctl.game
         self.go(TurnState.ROUND_OVER)
+        self.flip_ahead = False  # the scorepad comes first: a flip typed before it is not carried over
         self.set_prompt("")
         self.refresh_table()
         outcome = game.results[-1]
