@@ -240,6 +240,13 @@ class HelpScreen(ModalScreen):
     def __init__(self) -> None:
         super().__init__()
         bind(self, "escape,question_mark,q", "close", t("key.close"))
+        # The help is longer than 80x24: it scrolls by keys whatever has the focus.
+        for keys, action in (("pagedown,space", "page_down"), ("pageup", "page_up"), ("down,j", "scroll_down"),
+                             ("up,k", "scroll_up"), ("home", "scroll_home"), ("end", "scroll_end")):
+            bind(self, keys, f"scroll('{action}')", show=False)
+
+    def action_scroll(self, how: str) -> None:
+        getattr(self.query_one("#help", VerticalScroll), f"action_{how}")()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
