@@ -15,6 +15,7 @@ from .cards import CARDS, Card, flip_name, parse_flip
 from .errors import DuckError, IllegalMoveError, RulesError
 from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
+from .i18n import shown_name, stored_name
 from .moves import Move, Turn
 from .rules import TWO_FLIPS, Rules
 from .untrusted import LABEL_MAX, NAME_MAX, excerpt, shown
@@ -68,7 +69,7 @@ def to_record(game: Game, bots: Sequence[str | None] | None = None, extra: dict 
     """The game so far as a record: realized deals, decks and every turn (no RNG needed to replay)."""
     players = []
     for seat, name in enumerate(game.names):
-        player: dict[str, Any] = {"name": name}
+        player: dict[str, Any] = {"name": name if bots and bots[seat] else stored_name(name)}
         if bots and bots[seat]:
             player["bot"] = bots[seat]
         players.append(player)
@@ -206,8 +207,9 @@ def read_players(data: dict) -> tuple[list[str], list[str | None]]:
     for seat, player in enumerate(players):
         if not isinstance(player, dict) or not isinstance(player.get("name"), str):
             raise RecordError(f"players[{seat}] needs a name", seat=seat)
-        names.append(shown(player["name"], NAME_MAX))
         bot = player.get("bot")
+        name = shown(player["name"], NAME_MAX)
+        names.append(name if isinstance(bot, str) else shown_name(name))  # "You", in today's language
         bots.append(shown(bot, LABEL_MAX) if isinstance(bot, str) else None)
     return names, bots
 
