@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import CARDS, Card, flip_name, parse_flip
-from .errors import DuckError, IllegalMoveError, RulesError
+from .errors import DuckError, IllegalMoveError, Refusal, RulesError
 from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
 from .i18n import shown_name, stored_name
@@ -30,15 +30,25 @@ REASON_MAX = 300  # characters of a RecordError's reason: quoted values are exce
 class RecordError(DuckError):
     """A record that cannot be read or breaks the rules, located by round, turn and seat."""
 
-    def __init__(self, reason: str, round_no: int | None = None, turn_no: int | None = None, seat: int | None = None):
+    def __init__(self, reason: str, round_no: int | None = None, turn_no: int | None = None, seat: int | None = None,
+                 file: str | None = None):
+        code, params = getattr(reason, "code", None), getattr(reason, "params", {})
         reason = shown(reason[: REASON_MAX * 4], REASON_MAX)  # it may quote record values: printable, bounded
-        self.reason, self.round_no, self.turn_no, self.seat = reason, round_no, turn_no, seat
+        self.reason, self.round_no, self.turn_no, self.seat, self.file = reason, round_no, turn_no, seat, file
         where = [
             f"{label} {value}"
             for label, value in (("round", round_no), ("turn", turn_no), ("seat", seat))
             if value is not None
         ]
-        super().__init__(": ".join([", ".join(where), reason]) if where else reason)
+        text = ": ".join([", ".join(where), reason]) if where else reason
+        super().__init__(f"{file}: {text}" if file else text)
+        self.code, self.params = code, params  # a Refusal's: the UI says it in the player's language
+
+    def in_file(self, name: str) -> "RecordError":
+        """The same error, naming the file it came from."""
+        err = RecordError(self.reason, self.round_no, self.turn_no, self.seat, file=name)
+        err.code, err.params = self.code, self.params
+        return err
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -116,11 +126,11 @@ def read_file(path: str | Path) -> dict:
     try:
         data = read_bounded(path, RECORD_MAX)
     except OSError as err:
-        raise RecordError(f"cannot read: {why(err)}") from None
+        raise RecordError(Refusal("cannot-read", f"cannot read: {why(err)}", why=why(err))) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise RecordError(f"not UTF-8 text (byte {err.start})") from None
+        raise RecordError(Refusal("not-utf8", f"not UTF-8 text (byte {err.start})", byte=err.start)) from None
     return loads(text)
 
 
@@ -128,13 +138,14 @@ def loads(text: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+        raise RecordError(Refusal("not-json", f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}",
+                                  line=err.lineno, column=err.colno)) from None
     except RecursionError:
         raise RecordError("not JSON a record can be: nested too deeply") from None
     except ValueError as err:  # e.g. an integer too long to convert
         raise RecordError(f"not JSON a record can be: {err}") from None
     if not isinstance(data, dict):
-        raise RecordError("a record is a JSON object")
+        raise RecordError(Refusal("not-a-record", "a record is a JSON object"))
     _check_strings(data)
     return data
 
@@ -229,7 +240,7 @@ def replay(data: dict, *, unseen: bool = False) -> Game:
     `unseen`: a public record, whose Surprises rounds name no removed cards (see
     Game.start_round)."""
     if data.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}")
+        raise RecordError(Refusal("not-a-record", f"format must be {FORMAT!r}"))
     rules = read_rules(data)
     names, _ = read_players(data)
     if "rounds" not in data:

@@ -140,6 +140,7 @@ class DuckCoverApp(PlainKeys, App):
         from ..safety import read_fallbacks
         from .passplay import read_sounds
         from .screens import TitleScreen
+        from .words import error_text
 
         try:
             path = path or most_recent_free(self.data_root)
@@ -155,7 +156,7 @@ class DuckCoverApp(PlainKeys, App):
                 claim.release()
                 raise
         except (RecordError, DuckError) as err:
-            self.notify(str(err), title=t("notify.resume_failed"), severity="error")
+            self.notify(error_text(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
                 self.push_screen(TitleScreen(storage.has_unfinished(self.data_root)))
             return

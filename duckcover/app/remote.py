@@ -34,7 +34,7 @@ from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .textual_compat import bind
-from .words import bot_label
+from .words import bot_label, error_text
 
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -406,7 +406,7 @@ class CreateTableScreen(Screen):
             rules = chosen_rules(self)
             rules.check_players(len(seats))
         except (RulesError, ValueError) as err:  # a bad "competition:9": said here, the screen stays
-            self.app.notify(str(err), title=t("setup.invalid"), severity="error")
+            self.app.notify(error_text(err), title=t("setup.invalid"), severity="error")
             return
         chosen = rules.to_json()
         options = {key: chosen[key] for key in ("max_by", "captain", "variant_rounds") if key in chosen}

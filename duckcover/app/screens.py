@@ -21,6 +21,7 @@ from .controller import TurnController
 from .glyphs import ascii_only
 from .messages import Navigate, StartGame
 from .options import BOT_NAMES, SeatSpec
+from .words import error_text
 from .textual_compat import bind
 
 SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
@@ -176,7 +177,7 @@ class SetupScreen(Screen):
         try:
             seats, rules, seed = self.chosen()
         except (RulesError, ValueError) as err:
-            self.app.notify(str(err), title=t("setup.invalid"), severity="error")
+            self.app.notify(error_text(err), title=t("setup.invalid"), severity="error")
             return
         names = [s.name for s in seats]
         if len(set(names)) != len(names):

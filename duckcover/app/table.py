@@ -31,7 +31,7 @@ from .controller import Reveal, TurnController
 from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
-from .words import bot_label, flip_word, variant_label
+from .words import bot_label, error_text, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
 HEAP_WIDTH = 8  # three heaps side by side in the side column
@@ -750,7 +750,7 @@ class TableScreen(Screen):
         try:
             self.ctl.submit(self.chooser, move)
         except IllegalMoveError as err:
-            self.app.notify(str(err), severity="error")
+            self.app.notify(error_text(err), severity="error")
             return
         self.next_human()
 
