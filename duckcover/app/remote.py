@@ -26,7 +26,7 @@ from textual.widgets import Footer, Static
 from ..difficulty import DIFFICULTIES as BOTS
 from ..errors import DuckError, RulesError
 from ..game import Game, Phase
-from ..i18n import t
+from ..i18n import t, tn
 from ..net import protocol as p
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
@@ -247,6 +247,11 @@ class RemoteTableScreen(TableScreen):
 
 
 # --- the lobby ---------------------------------------------------------------------------
+def as_count(value) -> int:
+    """A count the server sent (untrusted): a small whole number, else 0."""
+    return value if type(value) is int and 0 <= value < 100 else 0
+
+
 class LobbyScreen(Screen):
     """Open tables; create one, join a free seat, or watch."""
 
@@ -291,7 +296,8 @@ class LobbyScreen(Screen):
             grid.add_row(
                 Text(shown(item.get("name"), 32)),
                 f"{item.get('taken', 0)}/{item.get('seats', 0)}",
-                t("net.humans_bots", humans=item.get("humans", 0), bots=item.get("bots", 0)),
+                t("net.humans_bots", humans=tn("net.humans", as_count(item.get("humans"))),
+                  bots=tn("net.bots", as_count(item.get("bots")))),
                 Text(", ".join(shown(v, 20) for v in item.get("variants", [])) or "-"),
                 t(f"net.state_{item.get('state')}") if item.get("state") in ("open", "playing", "over") else "?",
             )

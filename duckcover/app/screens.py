@@ -21,6 +21,7 @@ from .controller import TurnController
 from .glyphs import ascii_only
 from .messages import Navigate, StartGame
 from .options import BOT_NAMES, SeatSpec
+from .telling import is_you
 from .words import error_text
 from .textual_compat import bind
 
@@ -420,8 +421,10 @@ def winner_text(ctl: TurnController) -> str:
     game = ctl.game
     outcome = game.outcome()
     names = ", ".join(game.names[s] for s in outcome.winners)
+    # One winner who is the player at the keyboard: "You win" (verbs agree with the subject).
+    you = ".you" if len(outcome.winners) == 1 and is_you(game.names[outcome.winners[0]]) else ""
     if outcome.decided_by == "score":
-        return t("game_over.winner", names=names, total=outcome.totals[outcome.winners[0]])
+        return t("game_over.winner" + you, names=names, total=outcome.totals[outcome.winners[0]])
     if outcome.decided_by == "team":
         return t("game_over.team", total=sum(outcome.totals))
     best = min(outcome.totals)
@@ -429,7 +432,7 @@ def winner_text(ctl: TurnController) -> str:
     stacks = game.results[-1].stacks
     detail = ", ".join(f"{game.names[s]} {stacks[s]}" for s in tied)
     if outcome.decided_by == "fewest-cards":
-        return t("game_over.tiebreak", names=names, total=best, detail=detail)
+        return t("game_over.tiebreak" + you, names=names, total=best, detail=detail)
     return t("game_over.shared", names=names, total=best, detail=detail)
 
 

@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
-from ..i18n import t
+from ..i18n import t, tn
 from ..moves import Move
 from ..untrusted import NAME_MAX, shown, textual_escaped
 from .cards import CURSOR_STYLE, MOVING_STYLE, edge
@@ -117,7 +117,7 @@ class SeatTitle(Widget):
         tail = Text()
         if captain:
             tail.append(" " + t("word.captain"), style="bold reverse")
-        extras = [Text(f" ({who})", style="dim"), Text(" " + t("table.stacks", count=stacks), style="dim")]
+        extras = [Text(f" ({who})", style="dim"), Text(" " + tn("table.stacks", stacks), style="dim")]
         head = Text(name, style="bold")
         room = width - score.cell_len - tail.cell_len
         if head.cell_len > room:
@@ -420,7 +420,7 @@ class TableScreen(Screen):
         if limit is not None:  # first: what ends the round is never cut off
             text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + "\n",
                         style="bold")
-        text.append(t("table.draw", count=game.draw_size) + "\n")
+        text.append(tn("table.draw", game.draw_size) + "\n")
         text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-"))
         return text
 
