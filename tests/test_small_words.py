@@ -88,3 +88,26 @@ async def test_quitting_with_no_game_open_does_not_speak_of_a_saved_game(tmp_pat
         await pilot.pause()
         await pilot.press("q")
         assert isinstance(app.screen, QuitScreen) and "saved after every turn" in app.screen.note
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", ["0 discarded - 8 more end the round", "1 discarded - 7 more end the round",
+            "7 discarded - 1 more ends the round"]),
+    ("de", ["0 abgeworfen - noch 8 beenden die Runde", "1 abgeworfen - noch 7 beenden die Runde",
+            "7 abgeworfen - noch 1 beendet die Runde"]),
+    ("fr", ["0 défaussée - encore 8 et la manche finit", "1 défaussée - encore 7 et la manche finit",
+            "7 défaussées - encore 1 et la manche finit"]),
+])
+def test_the_discard_count_agrees_with_its_numbers(lang, expected):
+    from duckcover.app.table import discard_count
+
+    i18n.set_language(lang)
+    assert [discard_count(n, 8) for n in (0, 1, 7)] == expected
+
+
+@pytest.mark.parametrize("lang, one", [("en", "1 discarded;"), ("de", "1 abgeworfen;"), ("fr", "1 défaussée ;")])
+def test_the_log_says_one_discarded_card_in_the_singular(lang, one):
+    from duckcover.app.telling import discard_words
+
+    i18n.set_language(lang)
+    assert one in discard_words(1, 8)

@@ -37,6 +37,11 @@ SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
 HEAP_WIDTH = 8  # three heaps side by side in the side column
 
 
+def discard_count(count: int, limit: int) -> str:
+    """'3 discarded - 5 more end the round', each count said in the singular or plural."""
+    return t("table.discard_count", discarded=tn("table.discarded", count), more=tn("table.more", max(0, limit - count)))
+
+
 class TurnState(StrEnum):
     """Where the table is in a turn. The flow: flip -> choices -> reveal -> (round end) -> flip."""
 
@@ -379,7 +384,7 @@ class TableScreen(Screen):
             limit = game.round_rules.discard_limit(game.n)
             text.append("\n")
             if limit is not None:
-                text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + " | ",
+                text.append(discard_count(len(discard), limit) + " | ",
                             style="bold")
             text.append(t("table.short", draw=game.draw_size, pile=flip_word(pile[-1]) if pile else "-",
                           cards=" ".join(flip_word(c) for c in discard) or "-"))
@@ -418,7 +423,7 @@ class TableScreen(Screen):
         discard = game.discard
         limit = game.round_rules.discard_limit(game.n)
         if limit is not None:  # first: what ends the round is never cut off
-            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + "\n",
+            text.append(discard_count(len(discard), limit) + "\n",
                         style="bold")
         text.append(tn("table.draw", game.draw_size) + "\n")
         text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-"))
