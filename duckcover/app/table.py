@@ -759,6 +759,11 @@ class TableScreen(Screen):
             return
         self.next_human()
 
+    def on_grid_widget_on_moving_card(self, message: GridWidget.OnMovingCard) -> None:
+        # In the prompt, not a notice: a notice would cover the log for seconds.
+        if self.chooser is not None and self.picked is not None:
+            self.set_prompt(t("prompt.on_moving_card", card=self.picked[0].number))
+
     def action_back(self) -> None:
         if self.check_action("back", ()):
             self.stage = Stage.PICK

@@ -195,6 +195,13 @@ class GridWidget(Widget):
 
     cursor: reactive[Cell | None] = reactive(None, repaint=False)  # watch_cursor repaints two cells
 
+    class OnMovingCard(Message):
+        """Enter on the moving card itself, which is no destination."""
+
+        def __init__(self, grid: "GridWidget") -> None:
+            super().__init__()
+            self.grid = grid
+
     class Confirmed(Message):
         """Enter (or a click) on a legal cell."""
 
@@ -371,8 +378,8 @@ class GridWidget(Widget):
         if self.cursor in self.targets:
             self.post_message(self.Confirmed(self, self.cursor))
         elif self.targets:
-            self.app.bell()  # the moving card itself is not a destination: say what is
-            self.app.notify(i18n.t("notify.on_moving_card"), timeout=5)
+            self.app.bell()  # the moving card itself is not a destination: the screen says what is
+            self.post_message(self.OnMovingCard(self))
 
     def cell_at(self, x: int, y: int) -> Cell:
         width, height = self.cell_size
