@@ -2,7 +2,13 @@
 
 
 class DuckError(Exception):
-    """Base class of every error the engine raises on purpose."""
+    """Base class of every error the engine raises on purpose. One raised with a `Refusal`
+    keeps its `code` and `params`, for a UI to say it in its own language."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(message, *args)
+        self.code: str | None = getattr(message, "code", None)
+        self.params: dict = getattr(message, "params", {})
 
 
 class ParseError(DuckError, ValueError):
@@ -28,8 +34,6 @@ class IllegalMoveError(DuckError, ValueError):
         super().__init__(message)
         self.seat = seat
         self.reason = message
-        self.code: str | None = getattr(message, "code", None)
-        self.params: dict = getattr(message, "params", {})
 
 
 class RulesError(DuckError, ValueError):

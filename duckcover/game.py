@@ -342,7 +342,7 @@ class Game:
         resolves at once; the phase is then FLIP again or ROUND_OVER.
         """
         if self.phase is not FLIP:
-            raise IllegalMoveError(f"cannot flip now: the game is in the {self.phase.value} phase")
+            raise IllegalMoveError(Refusal("flip-not-now", f"cannot flip now: the game is in the {self.phase.value} phase"))
         if second is not None and not self._two_flips:
             raise IllegalMoveError("only the two-flips variant flips two cards")
         if self._two_flips:
@@ -385,7 +385,7 @@ class Game:
     def _reshuffle(self) -> None:
         """An empty draw deck: the Captain pile is shuffled into a new one; the Discard area stays."""
         if not self._pile:
-            raise IllegalMoveError("the draw deck and the Captain pile are both empty")
+            raise IllegalMoveError(Refusal("no-cards-left", "the draw deck and the Captain pile are both empty"))
         new = shuffled(sorted(self._pile), _seed_rng(self.seed, self.round_index, "reshuffle", len(self.round.reshuffles) + 1))
         self.round.reshuffles.append(new)
         self._pile = []
@@ -468,7 +468,7 @@ class Game:
         from a player, a bot's answer or a record is never trusted.
         """
         if self.phase not in CHOOSING:
-            raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase")
+            raise IllegalMoveError(Refusal("move-not-now", f"nobody moves now: the game is in the {self.phase.value} phase"))
         if not trusted:
             self._check_all(moves)
         if self.phase is GIFT:
@@ -489,7 +489,7 @@ class Game:
     def check(self, seat: int, move: Move | None) -> None:
         """Raise IllegalMoveError if `move` is not legal for `seat` now."""
         if self.phase not in CHOOSING:
-            raise IllegalMoveError(f"nobody moves now: the game is in the {self.phase.value} phase", seat)
+            raise IllegalMoveError(Refusal("move-not-now", f"nobody moves now: the game is in the {self.phase.value} phase"), seat)
         self._check(seat, move)
 
     def _check(self, seat: int, move: Move | None) -> None:

@@ -55,3 +55,36 @@ def t(key: str, **values: object) -> str:
     if text is None:
         raise KeyError(f"no UI text for {key!r}")
     return text.format(**values) if values else text
+
+
+def singular(count: int, lang: str | None = None) -> bool:
+    """Whether `count` things are said in the singular: 1 in English and German, 0 and 1 in French."""
+    return count in (0, 1) if (lang or _current) == "fr" else count == 1
+
+
+def tn(key: str, count: int, **values: object) -> str:
+    """`key` said of `count` things: its `.one` form where the language uses the singular."""
+    if singular(count) and f"{key}.one" in catalogue(DEFAULT):
+        key = f"{key}.one"
+    return t(key, count=count, **values)
+
+
+# --- the player at the keyboard who gave no name ----------------------------------------------
+# Shown as "You", "Du" or "Vous"; stored (records, statistics) as the one token YOU, so one
+# person stays one player whatever language each game was played in. Records of earlier
+# versions stored the word of their session's language: each is read as the same token.
+YOU = "You"
+
+
+def you_words() -> frozenset[str]:
+    return frozenset(catalogue(lang).get("seat.you", YOU) for lang in LANGUAGES)
+
+
+def stored_name(name: str) -> str:
+    """The name as records and statistics keep it."""
+    return YOU if name in you_words() else name
+
+
+def shown_name(name: str) -> str:
+    """A stored name as the player reads it, in the language of the moment."""
+    return t("seat.you") if name in you_words() else name

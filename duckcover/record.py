@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from .cards import CARDS, Card, flip_name, parse_flip
-from .errors import DuckError, IllegalMoveError, RulesError
+from .errors import DuckError, IllegalMoveError, Refusal, RulesError
 from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
+from .i18n import shown_name, stored_name
 from .moves import Move, Turn
 from .rules import TWO_FLIPS, Rules
 from .untrusted import LABEL_MAX, NAME_MAX, excerpt, shown
@@ -29,15 +30,25 @@ REASON_MAX = 300  # characters of a RecordError's reason: quoted values are exce
 class RecordError(DuckError):
     """A record that cannot be read or breaks the rules, located by round, turn and seat."""
 
-    def __init__(self, reason: str, round_no: int | None = None, turn_no: int | None = None, seat: int | None = None):
+    def __init__(self, reason: str, round_no: int | None = None, turn_no: int | None = None, seat: int | None = None,
+                 file: str | None = None):
+        code, params = getattr(reason, "code", None), getattr(reason, "params", {})
         reason = shown(reason[: REASON_MAX * 4], REASON_MAX)  # it may quote record values: printable, bounded
-        self.reason, self.round_no, self.turn_no, self.seat = reason, round_no, turn_no, seat
+        self.reason, self.round_no, self.turn_no, self.seat, self.file = reason, round_no, turn_no, seat, file
         where = [
             f"{label} {value}"
             for label, value in (("round", round_no), ("turn", turn_no), ("seat", seat))
             if value is not None
         ]
-        super().__init__(": ".join([", ".join(where), reason]) if where else reason)
+        text = ": ".join([", ".join(where), reason]) if where else reason
+        super().__init__(f"{file}: {text}" if file else text)
+        self.code, self.params = code, params  # a Refusal's: the UI says it in the player's language
+
+    def in_file(self, name: str) -> "RecordError":
+        """The same error, naming the file it came from."""
+        err = RecordError(self.reason, self.round_no, self.turn_no, self.seat, file=name)
+        err.code, err.params = self.code, self.params
+        return err
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -68,7 +79,7 @@ def to_record(game: Game, bots: Sequence[str | None] | None = None, extra: dict 
     """The game so far as a record: realized deals, decks and every turn (no RNG needed to replay)."""
     players = []
     for seat, name in enumerate(game.names):
-        player: dict[str, Any] = {"name": name}
+        player: dict[str, Any] = {"name": name if bots and bots[seat] else stored_name(name)}
         if bots and bots[seat]:
             player["bot"] = bots[seat]
         players.append(player)
@@ -115,11 +126,11 @@ def read_file(path: str | Path) -> dict:
     try:
         data = read_bounded(path, RECORD_MAX)
     except OSError as err:
-        raise RecordError(f"cannot read: {why(err)}") from None
+        raise RecordError(Refusal("cannot-read", f"cannot read: {why(err)}", why=why(err))) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise RecordError(f"not UTF-8 text (byte {err.start})") from None
+        raise RecordError(Refusal("not-utf8", f"not UTF-8 text (byte {err.start})", byte=err.start)) from None
     return loads(text)
 
 
@@ -127,13 +138,14 @@ def loads(text: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+        raise RecordError(Refusal("not-json", f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}",
+                                  line=err.lineno, column=err.colno)) from None
     except RecursionError:
         raise RecordError("not JSON a record can be: nested too deeply") from None
     except ValueError as err:  # e.g. an integer too long to convert
         raise RecordError(f"not JSON a record can be: {err}") from None
     if not isinstance(data, dict):
-        raise RecordError("a record is a JSON object")
+        raise RecordError(Refusal("not-a-record", "a record is a JSON object"))
     _check_strings(data)
     return data
 
@@ -206,8 +218,9 @@ def read_players(data: dict) -> tuple[list[str], list[str | None]]:
     for seat, player in enumerate(players):
         if not isinstance(player, dict) or not isinstance(player.get("name"), str):
             raise RecordError(f"players[{seat}] needs a name", seat=seat)
-        names.append(shown(player["name"], NAME_MAX))
         bot = player.get("bot")
+        name = shown(player["name"], NAME_MAX)
+        names.append(name if isinstance(bot, str) else shown_name(name))  # "You", in today's language
         bots.append(shown(bot, LABEL_MAX) if isinstance(bot, str) else None)
     return names, bots
 
@@ -259,7 +272,7 @@ def replay(data: dict, *, unseen: bool = False) -> Game:
     `unseen`: a public record, whose Surprises rounds name no removed cards (see
     Game.start_round)."""
     if data.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}")
+        raise RecordError(Refusal("not-a-record", f"format must be {FORMAT!r}"))
     rules = read_rules(data)
     names, _ = read_players(data)
     if "rounds" not in data:

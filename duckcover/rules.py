@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .cards import MAX, NUMBERS, REPEAT, default_splashes
-from .errors import RulesError
+from .errors import Refusal, RulesError
 
 COMPETITION = "competition"
 PRESSURE = "pressure"
@@ -54,10 +54,11 @@ class Rules:
         object.__setattr__(self, "variants", frozenset(self.variants))
         unknown = sorted(self.variants - set(VARIANTS))
         if unknown:
-            raise RulesError(f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})")
+            raise RulesError(Refusal("unknown-variant", f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})",
+                                    variant=unknown[0], known=", ".join(VARIANTS)))
         self._check_variant_rounds()
         if any({LOW_BLOWS, TWO_FLIPS} <= self.variants_in(index) for index in range(self.rounds())):
-            raise RulesError("low-blows and two-flips cannot be combined: both redefine the turn")
+            raise RulesError(Refusal("low-blows-two-flips", "low-blows and two-flips cannot be combined: both redefine the turn"))
         if len(self.splashes) != 12:
             raise RulesError("the splash table needs 12 values")
         object.__setattr__(self, "splashes", tuple(self.splashes))
@@ -75,15 +76,18 @@ class Rules:
         normal = []
         for name, numbers in pairs:
             if name not in self.variants:
-                raise RulesError(f"rounds are given for {name!r}, which is not among the variants")
+                raise RulesError(Refusal("rounds-not-a-variant", f"rounds are given for {name!r}, which is not among the variants",
+                                        variant=name))
             if name in WHOLE_GAME:
-                raise RulesError(f"{name} applies to the whole game, not to some rounds")
+                raise RulesError(Refusal("whole-game-variant", f"{name} applies to the whole game, not to some rounds", variant=name))
             numbers = tuple(numbers) if isinstance(numbers, (list, tuple, set, frozenset)) else ()
             if not numbers or any(type(n) is not int or not 1 <= n <= rounds for n in numbers):
-                raise RulesError(f"{name}: rounds must be numbers from 1 to {rounds}")
+                raise RulesError(Refusal("bad-variant-rounds", f"{name}: rounds must be numbers from 1 to {rounds}",
+                                        variant=name, rounds=rounds))
             numbers = tuple(sorted(set(numbers)))
             if name == PRESSURE and rounds not in numbers:
-                raise RulesError(f"pressure acts in the last round only: its rounds must include {rounds}")
+                raise RulesError(Refusal("pressure-last-round", f"pressure acts in the last round only: its rounds must include {rounds}",
+                                        rounds=rounds))
             if len(numbers) < rounds and name != PRESSURE:  # every round (or Pressure's last) is no restriction
                 normal.append((name, numbers))
         object.__setattr__(self, "variant_rounds", tuple(sorted(normal)))
@@ -107,8 +111,11 @@ class Rules:
     def check_players(self, players: int) -> None:
         low, high = (2, 5) if self.has(COOPERATIVE) else (2, 9)
         if not low <= players <= high:
-            what = "the cooperative variant takes" if self.has(COOPERATIVE) else "a table takes"
-            raise RulesError(f"{what} {low}-{high} players, not {players}")
+            if self.has(COOPERATIVE):
+                raise RulesError(Refusal("cooperative-players", f"the cooperative variant takes {low}-{high} players, "
+                                         f"not {players}", low=low, high=high, players=players))
+            raise RulesError(Refusal("table-players", f"a table takes {low}-{high} players, not {players}",
+                                     low=low, high=high, players=players))
 
     def rounds(self) -> int:
         return COOPERATIVE_ROUNDS if self.has(COOPERATIVE) else ROUNDS

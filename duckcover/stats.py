@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .errors import DuckError
 from .files import private_folder
+from .i18n import YOU, stored_name, you_words
 from .paths import data_dir
 from .record import RecordError, read_file, read_rules, replay, to_record
 
@@ -206,11 +207,14 @@ def reconcile(finished: list[Path], db_path: str | Path | None = None) -> int:
 @_no_os_errors
 def load(db_path: str | Path | None = None) -> list[PlayerStats]:
     """Per-player figures, most wins first, then the lowest average. [] when no database yet."""
+    # The player who gave no name is one player, whatever language earlier versions stored.
+    words = ", ".join("'" + word.replace("'", "''") + "'" for word in sorted(you_words()))
+    who = f"CASE WHEN name IN ({words}) THEN '{YOU}' ELSE name END"
     players = _read(
         db_path,
-        """SELECT name, COUNT(DISTINCT game_id), COUNT(DISTINCT CASE WHEN won THEN game_id END),
+        f"""SELECT {who} AS who, COUNT(DISTINCT game_id), COUNT(DISTINCT CASE WHEN won THEN game_id END),
                   AVG(total), MIN(best_round), MAX(worst_round), SUM(single_stacks), SUM(rounds)
-           FROM results GROUP BY name""",
+           FROM results GROUP BY who""",
         _player_stats,
     )
     return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name))
@@ -479,7 +483,7 @@ def _insert(conn: sqlite3.Connection, game, key: str, record_text: str, rating_s
         (
             key,
             date,
-            json.dumps(list(game.names), ensure_ascii=False),
+            json.dumps([stored_name(name) for name in game.names], ensure_ascii=False),
             json.dumps(list(outcome.totals)),
             json.dumps(list(outcome.winners)),
             json.dumps(variants),
@@ -514,7 +518,7 @@ def _result_row(game_id: int, game, outcome, seat: int) -> tuple:
     scores = [result.scores[seat] for result in game.results]
     singles = sum(seat in result.single_stack for result in game.results)
     return (
-        game_id, seat, game.names[seat], outcome.totals[seat], int(seat in outcome.winners),
+        game_id, seat, stored_name(game.names[seat]), outcome.totals[seat], int(seat in outcome.winners),
         min(scores), max(scores), singles, len(scores),
     )
 

@@ -78,7 +78,7 @@ def load(path: Path) -> dict:
     try:
         return read_file(path)
     except RecordError as err:
-        raise RecordError(f"{path.name}: {err}") from None
+        raise err.in_file(path.name) from None
 
 
 def resume(record: dict):

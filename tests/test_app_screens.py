@@ -161,7 +161,7 @@ def test_cards_take_the_largest_size_that_fits():
 
 
 def test_the_cursor_moves_among_legal_cells_only():
-    targets = [(0, 0), (2, 0), (1, 1), (0, 4)]
+    targets = [(0, 0), (2, 0), (1, 1), (0, 6)]  # (0, 6): a step aside weighs four ahead
     assert step_cursor((0, 0), targets, 1, 0) == (2, 0)  # straight ahead first
     assert step_cursor((0, 0), targets, 0, 1) == (1, 1)  # then off to the side
     assert step_cursor((0, 0), targets, -1, 0) == (0, 0)  # nothing there: stay

@@ -83,7 +83,7 @@ def test_resume_list_numbers_the_unfinished_games(tmp_path, capsys):
     parsed = build_parser().parse_args(["play", "--resume", "list", "--data-dir", str(tmp_path)])
     assert play.run(parsed) == 0
     out = capsys.readouterr().out.splitlines()
-    assert "Cat, Dog" in out[1] and "Ann, Ben" in out[2]
+    assert "Cat " in out[1] and ", Dog " in out[1] and "Ann " in out[2] and ", Ben " in out[2]
     parsed = build_parser().parse_args(["play", "--resume", "9", "--data-dir", str(tmp_path)])
     assert play.run(parsed) == 2
     assert "--resume takes a number" in capsys.readouterr().err

@@ -147,6 +147,7 @@ class DuckCoverApp(PlainKeys, App):
         from ..safety import read_fallbacks
         from .passplay import read_sounds
         from .screens import TitleScreen
+        from .words import error_text
 
         try:
             path = path or most_recent_free(self.data_root)
@@ -162,7 +163,7 @@ class DuckCoverApp(PlainKeys, App):
                 claim.release()
                 raise
         except (RecordError, DuckError) as err:
-            self.notify(str(err), title=t("notify.resume_failed"), severity="error")
+            self.notify(error_text(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
                 self.push_screen(TitleScreen(storage.has_unfinished(self.data_root)))
             return
@@ -406,7 +407,11 @@ class DuckCoverApp(PlainKeys, App):
             if yes:
                 self.exit()
 
-        self.push_screen(QuitScreen(), answered)
+        self.push_screen(QuitScreen(self.game_open()), answered)
+
+    def game_open(self) -> bool:
+        """Whether an unfinished game of this player's is open and saved (what quitting leaves)."""
+        return self.claim is not None and self.controller is not None and not self.controller.game.over
 
     def on_resize(self, event: events.Resize) -> None:
         # The event's size: this handler runs before the app takes the new size as its own

@@ -25,6 +25,7 @@ from ..record import RecordError, replay
 from ..untrusted import NAME_MAX, shown
 from .messages import Navigate
 from .screens import SCREENS_CSS, ConfirmScreen
+from .words import error_text
 from .textual_compat import bind
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
@@ -78,7 +79,7 @@ def read_saved(path: Path, in_progress: bool) -> SavedGame:
     except OSError as err:
         entry = SavedGame(path, in_progress, saved, error=str(err.strerror or err))
     except (RecordError, DuckError) as err:
-        entry.error = str(err)
+        entry.error = error_text(err)
     except (TypeError, ValueError, KeyError, AttributeError) as err:  # a shape replay did not foresee
         entry.error = f"{type(err).__name__}: {err}"
     return entry

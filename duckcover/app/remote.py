@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from collections import deque
 from dataclasses import replace
@@ -25,7 +26,7 @@ from textual.widgets import Footer, Static
 from ..difficulty import DIFFICULTIES as BOTS
 from ..errors import DuckError, RulesError
 from ..game import CHOOSING, Game, Phase
-from ..i18n import t
+from ..i18n import t, tn
 from ..net import protocol as p
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
@@ -34,7 +35,7 @@ from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .telling import move_words, stand_in_words
 from .textual_compat import bind
-from .words import bot_label
+from .words import bot_label, error_text
 
 DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
 
@@ -272,6 +273,11 @@ class RemoteTableScreen(TableScreen):
 
 
 # --- the lobby ---------------------------------------------------------------------------
+def as_count(value) -> int:
+    """A count the server sent (untrusted): a small whole number, else 0."""
+    return value if type(value) is int and 0 <= value < 100 else 0
+
+
 class LobbyScreen(Screen):
     """Open tables; create one, join a free seat, or watch."""
 
@@ -301,6 +307,7 @@ class LobbyScreen(Screen):
         table = self.query_one("#tables", DataTable)
         table.add_columns(t("net.col_table"), t("net.col_seats"), t("net.col_players"),
                           t("net.col_variants"), t("net.col_state"))
+        self.built = True
         self.show(self.app.lobby_tables)
         self.show_top(self.app.top_players)
         table.focus()
@@ -309,13 +316,16 @@ class LobbyScreen(Screen):
         from textual.widgets import DataTable
 
         self.tables = tables
+        if not getattr(self, "built", False):
+            return  # a list that came while the screen was being built: on_mount shows the latest
         grid = self.query_one("#tables", DataTable)
         grid.clear()
         for item in tables:
             grid.add_row(
                 Text(shown(item.get("name"), 32)),
                 f"{item.get('taken', 0)}/{item.get('seats', 0)}",
-                t("net.humans_bots", humans=item.get("humans", 0), bots=item.get("bots", 0)),
+                t("net.humans_bots", humans=tn("net.humans", as_count(item.get("humans"))),
+                  bots=tn("net.bots", as_count(item.get("bots")))),
                 Text(", ".join([shown(v, 20) for v in item.get("variants", [])]
                                + ([t("net.fixed_seed", seed=shown(item["seed"], 24))] if "seed" in item else []))
                      or "-"),
@@ -446,7 +456,7 @@ class CreateTableScreen(Screen):
             rules = chosen_rules(self)
             rules.check_players(len(seats))
         except (RulesError, ValueError) as err:  # a bad "competition:9": said here, the screen stays
-            self.app.notify(str(err), title=t("setup.invalid"), severity="error")
+            self.app.notify(error_text(err), title=t("setup.invalid"), severity="error")
             return
         chosen = rules.to_json()
         options = {key: chosen[key] for key in ("max_by", "captain", "variant_rounds") if key in chosen}
@@ -533,6 +543,20 @@ class RemoteApp(DuckCoverApp):
         self.top_players: list[dict] = []  # the server's top ten ("top" message)
         self.writer: asyncio.StreamWriter | None = None
         self.table_screen: RemoteTableScreen | None = None
+        self.create_when_left = False  # "n" after a game: the new table's screen, once back in the lobby
+        self.crash: str | None = None  # the traceback of an error that ended the app, for the server's log
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual ends the app on any unhandled error and prints its traceback to the terminal:
+        # the guest's. Keep it for the server's log instead (see report_crash).
+        import traceback
+
+        if self.crash is None:
+            self.crash = "".join(traceback.format_exception(error))
+        super()._handle_exception(error)
+
+    def _print_error_renderables(self) -> None:
+        self._exit_renderables.clear()  # the guest sees one line (main), never a traceback
 
     def on_mount(self) -> None:
         self.title = t("app.title")
@@ -543,8 +567,29 @@ class RemoteApp(DuckCoverApp):
     def save_game(self) -> None:
         pass  # the server keeps the record
 
+    def game_open(self) -> bool:
+        return False  # the game is the server's: nothing of the guest's is left to resume
+
     def go_title(self) -> None:
         self.send("leave")  # after a game: back to the lobby
+
+    def on_navigate(self, message) -> None:
+        """Where a screen leads, for a guest: a new game is a new table, set up from the lobby;
+        the local set-up, saved games, statistics and settings are the host's, never shown
+        here. (The local app's handler must not run too: it pushed the local set-up screen,
+        which the lobby then replaced while it was still being built, and the guest's session
+        ended on a traceback.)"""
+        message.prevent_default()
+        message.stop()
+        if message.place == "setup":
+            self.create_when_left = True
+            self.send("leave")
+        elif message.place == "title":
+            self.send("leave")
+        elif message.place == "rules":
+            self.action_help()
+        elif message.place == "quit":
+            self.exit()
 
     def send(self, kind: str, **fields) -> None:
         if self.writer is not None and not self.writer.is_closing():
@@ -590,6 +635,9 @@ class RemoteApp(DuckCoverApp):
         elif kind == "left":
             self.table_screen = None
             self.replace_main(LobbyScreen())
+            if self.create_when_left:
+                self.create_when_left = False
+                self.push_screen(CreateTableScreen())
         elif kind == "error":
             self.notify(shown(message.get("text"), LABEL_MAX * 2), severity="error")
         elif kind == "bye":
@@ -660,10 +708,49 @@ def main() -> int:
     freeze_imports()  # as create_app does: the collector never walks Textual's own objects
     app = RemoteApp(options, socket_path, token)
     app.settings, app.settings_problem = settings, problem
-    app.run()
+    try:
+        app.run()
+    except Exception:  # noqa: BLE001 - one line for the guest whatever fails, the rest logged
+        import traceback
+
+        app.crash = app.crash or traceback.format_exc()
+    if app.crash:
+        report_crash(app.crash, app.user_name, options.data_dir, os.environ.get("DUCKCOVER_LOG_FD"))
+        print(t("net.crashed"), file=sys.stderr, flush=True)
+        return CRASHED
     if app.return_code:
         return app.return_code
     return 0
+
+
+CRASHED = 70  # EX_SOFTWARE
+CRASH_LOG = "client-errors.log"
+CRASH_LOG_MAX = 1024 * 1024  # a log that grows past this starts again: a crash loop fills no disk
+
+
+def report_crash(crash: str, user: str, data_dir: Path | None, log_fd: str | None) -> None:
+    """An error that ended a guest's app: its traceback appended to the server's
+    serve/client-errors.log, and one line on the server's own stderr (the descriptor the
+    SSH front lends each client), never on the guest's terminal."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    last = shown(crash.strip().splitlines()[-1] if crash.strip() else "error", 300)
+    where = ""
+    if data_dir is not None:
+        path = data_dir / "serve" / CRASH_LOG
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            mode = "w" if path.exists() and path.stat().st_size > CRASH_LOG_MAX else "a"
+            with path.open(mode, encoding="utf-8") as log:
+                log.write(f"--- {stamp} {shown(user, NAME_MAX) or '?'}\n{crash}\n")
+            where = f" (traceback in {path})"
+        except OSError:
+            pass
+    if log_fd and log_fd.isdigit():
+        line = f"duckcover: {shown(user, NAME_MAX) or '?'}'s game client stopped on an error: {last}{where}\n"
+        try:
+            os.write(int(log_fd), line.encode("utf-8", "replace"))
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from textual.widgets import Footer, Static
 from ..cards import MAX, REPEAT
 from ..game import CHOOSING, Game, Phase, RoundOutcome
 from ..grid import Cell, Stack, fmt_cell, sorted_stacks
-from ..i18n import t
+from ..i18n import t, tn
 from ..moves import Turn
 from ..record import read_players, read_turn_seats, replay
 from ..rules import TWO_FLIPS
@@ -124,7 +124,9 @@ def flip_line(timeline: Timeline, step: Step) -> str:
     turn = step.turn
     names = timeline.names
     if turn is None:
-        return t("replay.deal", round=step.round_index + 1, name=shown(names[step.captain], NAME_MAX))
+        from .telling import said
+
+        return said("replay.deal", names[step.captain], round=step.round_index + 1)
     card = " + ".join(flip_word(code) for code in turn.flips)
     call = turn.call
     if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.for_round(step.round_index).has(TWO_FLIPS):
@@ -389,7 +391,7 @@ class ReplayScreen(Screen):
         rules, n = self.timeline.rules.for_round(step.round_index), len(self.timeline.names)
         text = Text()
         text.append(t("replay.pile", card=flip_word(step.pile[-1]) if step.pile else "-") + "\n")
-        text.append(t("replay.draw", count=step.draw_size) + "\n")
+        text.append(tn("replay.draw", step.draw_size) + "\n")
         discard = " ".join(flip_word(code) for code in step.discard) or "-"
         limit = rules.discard_limit(n)
         text.append(t("replay.discard", cards=discard, count=len(step.discard), limit=limit if limit is not None else "-"))

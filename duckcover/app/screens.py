@@ -21,6 +21,8 @@ from .controller import TurnController
 from .glyphs import ascii_only
 from .messages import Navigate, StartGame
 from .options import BOT_NAMES, SeatSpec
+from .telling import is_you
+from .words import error_text
 from .textual_compat import bind
 
 SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
@@ -193,7 +195,7 @@ class SetupScreen(Screen):
         try:
             seats, rules, seed = self.chosen()
         except (RulesError, ValueError) as err:
-            self.app.notify(str(err), title=t("setup.invalid"), severity="error")
+            self.app.notify(error_text(err), title=t("setup.invalid"), severity="error")
             return
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
@@ -269,6 +271,13 @@ class HelpScreen(ModalScreen):
     def __init__(self) -> None:
         super().__init__()
         bind(self, "escape,question_mark,q", "close", t("key.close"))
+        # The help is longer than 80x24: it scrolls by keys whatever has the focus.
+        for keys, action in (("pagedown,space", "page_down"), ("pageup", "page_up"), ("down,j", "scroll_down"),
+                             ("up,k", "scroll_up"), ("home", "scroll_home"), ("end", "scroll_end")):
+            bind(self, keys, f"scroll('{action}')", show=False)
+
+    def action_scroll(self, how: str) -> None:
+        getattr(self.query_one("#help", VerticalScroll), f"action_{how}")()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
@@ -314,8 +323,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class QuitScreen(ConfirmScreen):
-    def __init__(self) -> None:
-        super().__init__(t("quit.question"), t("quit.yes"), t("quit.no"), t("quit.saved"), box_id="quit-box")
+    def __init__(self, game_open: bool = True) -> None:
+        # "saved after every turn" only where a game is open and saved (not at the title, not a guest)
+        super().__init__(t("quit.question"), t("quit.yes"), t("quit.no"), t("quit.saved") if game_open else None,
+                         box_id="quit-box")
 
 
 class TooSmallScreen(Screen):
@@ -459,8 +470,10 @@ def winner_text(ctl: TurnController) -> str:
     game = ctl.game
     outcome = game.outcome()
     names = ", ".join(game.names[s] for s in outcome.winners)
+    # One winner who is the player at the keyboard: "You win" (verbs agree with the subject).
+    you = ".you" if len(outcome.winners) == 1 and is_you(game.names[outcome.winners[0]]) else ""
     if outcome.decided_by == "score":
-        return t("game_over.winner", names=names, total=outcome.totals[outcome.winners[0]])
+        return t("game_over.winner" + you, names=names, total=outcome.totals[outcome.winners[0]])
     if outcome.decided_by == "team":
         return t("game_over.team", total=sum(outcome.totals))
     best = min(outcome.totals)
@@ -468,7 +481,7 @@ def winner_text(ctl: TurnController) -> str:
     stacks = game.results[-1].stacks
     detail = ", ".join(f"{game.names[s]} {stacks[s]}" for s in tied)
     if outcome.decided_by == "fewest-cards":
-        return t("game_over.tiebreak", names=names, total=best, detail=detail)
+        return t("game_over.tiebreak" + you, names=names, total=best, detail=detail)
     return t("game_over.shared", names=names, total=best, detail=detail)
 
 

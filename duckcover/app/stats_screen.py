@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from .. import stats
-from ..i18n import t
+from ..i18n import shown_name, t
 from ..untrusted import shown
 from .glyphs import ascii_only
 from .textual_compat import bind
@@ -49,7 +49,7 @@ def players_table(players: list[stats.PlayerStats]) -> Table:
                 "stats.worst_round", "stats.single_stacks"):
         table.add_column(t(key), justify="right")
     for p in players:
-        table.add_row(Text(shown(p.name, NAME_WIDTH + 2)), str(p.games), str(p.wins), f"{p.average:.1f}",
+        table.add_row(Text(shown(shown_name(p.name), NAME_WIDTH + 2)), str(p.games), str(p.wins), f"{p.average:.1f}",
                       f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
     return table
 
@@ -60,7 +60,7 @@ def chart(title: str, rows: list[tuple[str, float, str]]) -> Text:
     largest = max((abs(value) for _, value, _ in rows), default=0)
     for name, value, label in rows:
         sign = "-" if value < 0 else " "
-        text.append(f"{shown(name, NAME_WIDTH):<{NAME_WIDTH}} {sign}")
+        text.append(f"{shown(shown_name(name), NAME_WIDTH):<{NAME_WIDTH}} {sign}")
         text.append(bar(value, largest), style="red" if value < 0 else "green")
         text.append(f" {label}\n")
     return text

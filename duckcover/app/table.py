@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from ..errors import IllegalMoveError
 from ..game import CHOOSING, Phase
-from ..i18n import t
+from ..i18n import t, tn
 from ..moves import Move
 from ..untrusted import NAME_MAX, shown, textual_escaped
 from .cards import CURSOR_STYLE, MOVING_STYLE, edge
@@ -32,11 +32,16 @@ from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
 from .telling import round_end_words, round_scores_words, round_start_words
-from .words import bot_label, flip_word, variant_label
+from .words import bot_label, error_text, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
 HEAP_WIDTH = 8  # three heaps side by side in the side column
 SIDE_WIDTH = 28  # the side column at full size (duckcover.tcss)
+
+
+def discard_count(count: int, limit: int) -> str:
+    """'3 discarded - 5 more end the round', each count said in the singular or plural."""
+    return t("table.discard_count", discarded=tn("table.discarded", count), more=tn("table.more", max(0, limit - count)))
 
 
 class TurnState(StrEnum):
@@ -122,7 +127,7 @@ class SeatTitle(Widget):
         score = Text(" " + t("table.score", now=now, total=total))
         if head.cell_len + tail.cell_len + score.cell_len > width:  # the name whole before the words
             score = Text(" " + t("table.score_short", now=now, total=total))
-        extras = [Text(f" ({who})", style="dim"), Text(" " + t("table.stacks", count=stacks), style="dim")]
+        extras = [Text(f" ({who})", style="dim"), Text(" " + tn("table.stacks", stacks), style="dim")]
         room = width - score.cell_len - tail.cell_len
         if head.cell_len > room:
             head.truncate(max(1, room), overflow="ellipsis")
@@ -228,6 +233,7 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
+        self.flip_ahead = False  # Space typed while the reveal was still on the table
 
     def go(self, state: TurnState) -> None:
         """Move to `state`; every allowed step is in TRANSITIONS."""
@@ -411,8 +417,7 @@ class TableScreen(Screen):
         cards, top = " ".join(flip_word(c) for c in discard) or "-", flip_word(pile[-1]) if pile else "-"
         text = Text()
         if limit is not None:
-            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + " | ",
-                        style="bold")
+            text.append(discard_count(len(discard), limit) + " | ", style="bold")
         text.append(t("table.short", draw=game.draw_size, pile=top, cards=cards))
         if text.cell_len <= width or limit is None:
             return text
@@ -451,9 +456,9 @@ class TableScreen(Screen):
         discard = game.discard
         limit = game.round_rules.discard_limit(game.n)
         if limit is not None:  # first: what ends the round is never cut off
-            text.append(t("table.discard_count", count=len(discard), more=max(0, limit - len(discard))) + "\n",
+            text.append(discard_count(len(discard), limit) + "\n",
                         style="bold")
-        text.append(t("table.draw", count=game.draw_size) + "\n")
+        text.append(tn("table.draw", game.draw_size) + "\n")
         text.append(t("table.discard", cards=" ".join(flip_word(c) for c in discard) or "-"))
         return text
 
@@ -529,6 +534,9 @@ class TableScreen(Screen):
                 self.set_prompt(t("prompt.flip_named", name=self.seat_name(game.captain))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
                 self.update_bindings()
+                if self.flip_ahead:  # typed during the reveal: it counts now
+                    self.flip_ahead = False
+                    self.do_flip()
             else:
                 self.go(TurnState.FLIPPING)
                 if FLIP_PAUSE[self.options.speed] > 0:  # at speed instant it would flash by, unread
@@ -540,6 +548,34 @@ class TableScreen(Screen):
     def action_flip(self) -> None:
         if self.state is TurnState.AWAIT_FLIP:
             self.do_flip()
+
+    # Keys typed while the table moves on by itself (a reveal on screen, a bot's flip, bots
+    # still choosing): a flip for the next turn is kept and played as soon as it is asked for;
+    # a key of the choice (where the next card goes is not known yet) is refused, visibly.
+    WAIT_STATES = (TurnState.PAUSE, TurnState.WAITING, TurnState.RESOLVING, TurnState.FLIPPING)
+    FLIP_KEYS = ("space", "f")
+    CHOICE_KEYS = ("enter", "tab", "shift+tab", "up", "down", "left", "right", "h", "j", "k", "l")
+
+    def on_key(self, event) -> None:
+        if self.state not in self.WAIT_STATES or self.options.watch or not self.ctl.humans:
+            return
+        if event.key in self.FLIP_KEYS and self.my_flip_is_next():
+            event.stop()
+            event.prevent_default()
+            self.flip_ahead = True
+            self.set_prompt(t("prompt.flip_ahead"))
+        elif event.key in self.CHOICE_KEYS or event.key in self.FLIP_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.app.bell()
+            self.set_prompt(t("prompt.wait_keys"))
+
+    def my_flip_is_next(self) -> bool:
+        """Whether the next thing asked at this keyboard is a human Captain's flip."""
+        game = self.ctl.game
+        if self.state is TurnState.FLIPPING or game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
+            return False
+        return self.ctl.is_human(game.captain)
 
     def do_flip(self) -> None:
         game = self.ctl.game
@@ -627,6 +663,7 @@ class TableScreen(Screen):
 
         game = self.ctl.game
         self.go(TurnState.ROUND_OVER)
+        self.flip_ahead = False  # the scorepad comes first: a flip typed before it is not carried over
         self.set_prompt("")
         self.refresh_table()
         outcome = game.results[-1]
@@ -761,9 +798,14 @@ class TableScreen(Screen):
         try:
             self.ctl.submit(self.chooser, move)
         except IllegalMoveError as err:
-            self.app.notify(str(err), severity="error")
+            self.app.notify(error_text(err), severity="error")
             return
         self.next_human()
+
+    def on_grid_widget_on_moving_card(self, message: GridWidget.OnMovingCard) -> None:
+        # In the prompt, not a notice: a notice would cover the log for seconds.
+        if self.chooser is not None and self.picked is not None:
+            self.set_prompt(t("prompt.on_moving_card", card=self.picked[0].number))
 
     def action_back(self) -> None:
         if self.check_action("back", ()):

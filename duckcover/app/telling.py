@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 from ..game import START_CELLS
 from ..grid import Cell, Stack, neighbours
-from ..i18n import t
+from ..i18n import t, tn
 from ..moves import Move
 from ..untrusted import NAME_MAX, shown
 
@@ -62,10 +62,10 @@ def gift_words(name: str, card: str, other: str) -> str:
 def discard_words(count: int, limit: int | None) -> str:
     """A card to the Discard area, and how close that brings the round's end."""
     if limit is None:
-        return t("log.discarded_unlimited", count=count)
+        return tn("log.discarded_unlimited", count)
     if count >= limit:
-        return t("log.discarded_last", count=count)
-    return t("log.discarded", count=count, limit=limit)
+        return tn("log.discarded_last", count)
+    return tn("log.discarded", count, limit=limit)
 
 
 # --- the events of a game: one wording, whether the log sees them live or retells them -----------

@@ -43,7 +43,9 @@ def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
         if ahead <= 0:
             continue
         aside = abs((cell[0] - cursor[0]) * dy) + abs((cell[1] - cursor[1]) * dx)
-        score = (ahead + 2 * aside, aside, cell[1], cell[0])
+        # A step aside weighs four steps ahead: with two, a cell diagonal to its neighbours
+        # could be nobody's nearest and no arrow reached it (tests/test_app_reach.py).
+        score = (ahead + 4 * aside, aside, cell[1], cell[0])
         if best_score is None or score < best_score:
             best, best_score = cell, score
     return best
@@ -192,6 +194,13 @@ class GridWidget(Widget):
     DEFAULT_CSS = "GridWidget { width: auto; height: auto; }"
 
     cursor: reactive[Cell | None] = reactive(None, repaint=False)  # watch_cursor repaints two cells
+
+    class OnMovingCard(Message):
+        """Enter on the moving card itself, which is no destination."""
+
+        def __init__(self, grid: "GridWidget") -> None:
+            super().__init__()
+            self.grid = grid
 
     class Confirmed(Message):
         """Enter (or a click) on a legal cell."""
@@ -397,7 +406,8 @@ class GridWidget(Widget):
         if self.cursor in self.targets:
             self.post_message(self.Confirmed(self, self.cursor))
         elif self.targets:
-            self.app.bell()  # the moving card itself is not a destination
+            self.app.bell()  # the moving card itself is not a destination: the screen says what is
+            self.post_message(self.OnMovingCard(self))
 
     def cell_at(self, x: int, y: int) -> Cell:
         width, height = self.cell_size

@@ -31,4 +31,32 @@ def refusal_text(reason: str) -> str:
         return str(reason)
     joined = f" {t('refusal.or')} "
     values = {k: joined.join(map(str, v)) if isinstance(v, tuple) else v for k, v in reason.params.items()}
+    if "variant" in values:
+        values["variant"] = variant_label(str(values["variant"]))
     return t(f"refusal.{code}", **values)
+
+
+def error_text(err: Exception) -> str:
+    """An engine error as the player reads it: in their language where it carries a code
+    (a `Refusal`), else as the engine wrote it."""
+    from ..record import RecordError
+
+    if isinstance(err, RecordError):
+        return record_error_text(err)
+    reason = getattr(err, "reason", None)
+    if getattr(reason, "code", None) is None:
+        reason = err.args[0] if err.args and getattr(err.args[0], "code", None) else None
+    return refusal_text(reason) if reason is not None else str(err)
+
+
+def record_error_text(err) -> str:
+    """A record that cannot be read, in the player's words: the file, where in it, and why
+    (the reasons with a code translated; a rule a record breaks, as the engine says it)."""
+    if err.code is None:
+        return str(err)
+    where = [t(f"record.{label}", number=value)
+             for label, value in (("round", err.round_no), ("turn", err.turn_no), ("seat", err.seat))
+             if value is not None]
+    text = t(f"refusal.{err.code}", **err.params)
+    text = ": ".join([", ".join(where), text]) if where else text
+    return f"{err.file}: {text}" if err.file else text

@@ -229,11 +229,35 @@ def list_unfinished(root) -> int:
         return 0
     print(t("play.unfinished_title"))
     for number, path in enumerate(paths, start=1):
-        try:
-            names, _ = read_players(storage.load(path))
-            players = ", ".join(names)
-        except RecordError as err:
-            players = f"? ({err})"
         busy = " *" if storage.in_use(path) else ""
-        print(shown(f"{number:>3}  {path.name}  {players}{busy}", 200))
+        print(shown(f"{number:>3}  {unfinished_line(path)}{busy}", 300))
     return 0
+
+
+def unfinished_line(path) -> str:
+    """One unfinished game for `--resume list`: when it was last played, where it stands and
+    the scores so far (replayed, never taken from the file's word), then its file name."""
+    from datetime import datetime
+
+    from .. import storage
+    from ..errors import DuckError
+    from ..i18n import t
+    from ..record import RecordError, read_players
+
+    try:
+        played = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    except OSError:
+        played = "?"
+    record: dict = {}
+    try:
+        record = storage.load(path)
+        game = storage.resume(record)
+    except (RecordError, DuckError, OSError) as err:
+        try:
+            names = ", ".join(read_players(record)[0])
+        except RecordError:
+            names = "?"
+        return t("play.unfinished_broken", date=played, players=names, error=str(err), file=path.name)
+    scores = ", ".join(f"{name} {total}" for name, total in zip(game.names, game.totals))
+    return t("play.unfinished_line", date=played, round=min(game.round_index + 1, game.rules.rounds()),
+             rounds=game.rules.rounds(), turn=game.turn_number, scores=scores, file=path.name)

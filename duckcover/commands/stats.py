@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..i18n import t
+from ..i18n import shown_name, t
 from ..record import RecordError, read_file
 from ..stats import StatsError, add_game, default_path, games, load, move_aside, name_ratings, ratings
 from ..untrusted import shown
@@ -116,7 +116,7 @@ def players_table(players):
         table.add_column(t(key), justify="right")
     for p in players:
         table.add_row(
-            as_text(p.name), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+            as_text(shown_name(p.name)), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
         )
     return table
@@ -166,7 +166,7 @@ def wins_chart(players):
     chart.add_column(justify="right")
     for p in players:
         length = round(BAR_WIDTH * p.wins / most)
-        chart.add_row(as_text(p.name), Text("#" * length, style="green"), str(p.wins))
+        chart.add_row(as_text(shown_name(p.name)), Text("#" * length, style="green"), str(p.wins))
     return chart
 
 

@@ -145,6 +145,12 @@ class Front:
         self.connections = 0
         self.sessions: set[GameSession] = set()
         self.preauth: dict[str, int] = {}  # source -> connections from it not yet logged in
+        # The server's stderr, lent to each client (whose own stderr is the guest's terminal):
+        # a client that stops on an error says so there (duckcover.app.remote.report_crash).
+        try:
+            self.log_fd: int | None = os.dup(sys.stderr.fileno())
+        except (OSError, ValueError, AttributeError):
+            self.log_fd = None
 
     def log(self, text: str) -> None:
         """One line for the host on stderr (guest text in it is shown escaped and bounded)."""
@@ -312,10 +318,14 @@ class GameSession(asyncssh.SSHServerSession):
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
             if name in os.environ:
                 env[name] = os.environ[name]
+        log_fd = self.front.log_fd
+        if log_fd is not None:
+            env["DUCKCOVER_LOG_FD"] = str(log_fd)
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "duckcover.app.remote"],
                 stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
+                pass_fds=() if log_fd is None else (log_fd,),
             )
         finally:
             os.close(slave)
