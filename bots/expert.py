@@ -225,7 +225,7 @@ class ExpertBot(Bot):
         """
         return [(found.move, found.value) for found in self.estimate(view, budget=budget)]
 
-    def estimate(self, view, moves=None, *, key=None, budget=None, follow=None, precision=None):
+    def estimate(self, view, moves=None, *, key=None, budget=None, follow=None, precision=None, steps=None):
         """The search's one interface: estimates of moves for `view`, best first, as `Estimate`s.
 
         `moves`: the moves to estimate (None: the shortlist `choose` considers; pass
@@ -234,7 +234,8 @@ class ExpertBot(Bot):
         `follow`: a move kept in the race, even when clearly worse, until the standard error of
         its gap to the leader is at most `precision` points (or the budget is spent): what a
         review needs to say how much a played move cost. Gifts and placements use quick rules:
-        one move, NaN estimate. Reads `view` alone.
+        one move, NaN estimate. `steps`: simulated seat moves at most (None: `budget` x
+        STEPS_PER_ROLLOUT, the bot's work cap; a review can afford more). Reads `view` alone.
         """
         if not view.candidates:
             return []
@@ -252,7 +253,7 @@ class ExpertBot(Bot):
         try:
             results, alive = self._race(view, moves, rng, ranked=True,
                                         follow=None if follow is None else moves.index(follow),
-                                        precision=0.0 if precision is None else precision)
+                                        precision=0.0 if precision is None else precision, steps=steps)
         finally:
             self.budget = saved
         return estimates(moves, results, alive)
@@ -266,14 +267,14 @@ class ExpertBot(Bot):
         mean = [sum(r) / len(r) if r else math.inf for r in results]
         return moves[min(alive, key=lambda i: (mean[i], i))]
 
-    def _race(self, view, moves, rng, ranked=False, follow=None, precision=None):
+    def _race(self, view, moves, rng, ranked=False, follow=None, precision=None, steps=None):
         """Race the moves on shared samples: a batch of rollouts each, then drop every move that is
         clearly worse than the leader; stop when one is left, when the rest are within a hair of
         the leader, or when the budget (rollouts per move, and simulated moves) is spent.
         Returns every move's outcomes per sample and the moves still in the race, leader first.
         `follow` (an index) stays in the race until its gap is known to `precision` points."""
         budget = max(len(moves), self.budget if self.budget is not None else DEFAULT_BUDGET)
-        step_cap = budget * STEPS_PER_ROLLOUT
+        step_cap = budget * STEPS_PER_ROLLOUT if steps is None else steps
         sim = Rollouts(view, [rng.getrandbits(62) for _ in range(budget)])
         results: list[list[float]] = [[] for _ in moves]  # per move, per sample: lower is better
         alive = list(range(len(moves)))
