@@ -235,6 +235,8 @@ class ReplayScreen(Screen):
         bind(self, "pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
         bind(self, "pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
         bind(self, "s", "toggle_stacks", t("replay.key_stacks"))
+        # Not in the footer: at 80 columns it would cut "q Close" (docs/review.md names the key).
+        bind(self, "v", "review", t("review.key.review"), show=False)
         bind(self, "q,escape", "close", t("replay.key_close"))
 
     def compose(self) -> ComposeResult:
@@ -302,6 +304,11 @@ class ReplayScreen(Screen):
     def action_scroll_grids(self, direction: int) -> None:
         grids = self.query_one("#replay-grids", Panel)
         (grids.scroll_right if direction > 0 else grids.scroll_left)(animate=False)
+
+    def action_review(self) -> None:
+        from .review_screen import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(self.timeline.game, list(self.timeline.bots), self.record_title))
 
     def action_close(self) -> None:
         self.dismiss()
