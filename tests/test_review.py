@@ -244,3 +244,19 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
     out = run_review(*(a.format(**paths) for a in args))
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and words in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_progress_bar_redraws_one_line_and_clears_it():
+    import io
+
+    from duckcover.commands.review import ProgressBar
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    bar(0, 4)
+    bar(2, 4)
+    bar.close()
+    frames = stream.getvalue().split("\r")[1:]
+    assert frames[0] == "review  [" + "." * 30 + "]  0/4"
+    assert frames[1] == "review  [" + "#" * 15 + "." * 15 + "]  2/4"
+    assert frames[2] == "\x1b[K" and "\n" not in stream.getvalue()
