@@ -125,6 +125,7 @@ async def test_a_second_opening_reads_the_kept_review(monkeypatch):
 def test_snapshot_of_the_review_screen(snap_compare, size):
     async def finished(pilot):
         await reviewed(pilot)
+        await pilot.wait_for_scheduled_animations()  # the tables' cursors settle before the picture
         await pilot.pause()
 
     assert snap_compare(Host(human=0), terminal_size=size, run_before=finished)
@@ -180,3 +181,31 @@ async def test_v_on_the_game_over_screen_reviews_the_game_just_played():
     result = await opens_the_review(Opener(lambda: GameOverScreen(ctl)))
     assert [s.name for s in result.seats] == ["Ann", "Jackson", "Gwen"]
     assert [s.bot for s in result.seats] == [None, "medium", "medium"]
+
+
+async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_reviewed():
+    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
+
+    timeline = build_timeline(read_file(RECORD))
+    app = Opener(lambda: ReplayScreen(timeline, "g4"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        viewer = app.screen
+        assert viewer.marked == {}  # not reviewed yet: the plain viewer
+        await pilot.press("v")
+        result = (await reviewed(pilot)).result
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is viewer
+        marked = [(d.round, d.flip, d.seat, d) for s in result.seats for d in s.decisions if d.mark]
+        assert marked and set(viewer.marked) == {m[:3] for m in marked}
+        round_no, flip, seat, decision = min(marked, key=lambda m: m[:3])
+        viewer.go(timeline.steps.index(next(s for s in timeline.steps
+                                            if (s.round_index + 1, s.turn_no) == (round_no, flip))))
+        await pilot.pause()
+        grid = viewer.query_one(f"#replay-grid-{seat}")
+        step = viewer.step
+        assert grid.cells == step.before[seat]  # the position the seat decided in
+        assert set(grid.marks.values()) & {"played", "both"}
+        words = str(viewer.query_one("#replay-turn", Static).render())
+        assert f"{decision.mark} (" in words and "the expert" in words

@@ -69,22 +69,30 @@ class ReviewGrid(GridWidget):
                           label_style=COVER_STYLE if mark != "both" else MOVING_STYLE)
 
 
-def grid_marks(point: rv.Point, decision: rv.Decision) -> dict:
-    """The moving card ("called"), where it went and where the expert would have put it."""
-    origin = next((cell for card, cell in point.view.candidates if card == decision.played.card), None)
+def grid_marks(grid, decision: rv.Decision) -> dict:
+    """On the seat's grid before its move: the moving card ("called"), where it went ("played")
+    and where the expert would have put it ("best"), or "both" when they agree."""
+    def origin(card):
+        return next((cell for cell, stack in grid.items() if stack[-1] == card), None)
+
     marks = {}
-    if origin is not None:
-        marks[origin] = "called"
+    for card in {decision.played.card, decision.best.card}:  # two cards: a Max tie, two flips
+        cell = origin(card)
+        if cell is not None:
+            marks[cell] = "called"
     played, best = decision.played.to, decision.best.to
-    if decision.best.card != decision.played.card:  # Max ties, two flips: the expert moved another card
-        best_origin = next((cell for card, cell in point.view.candidates if card == decision.best.card), None)
-        if best_origin is not None:
-            marks[best_origin] = "called"
     if played == best:
         marks[played] = "both"
     else:
         marks[played], marks[best] = "played", "best"
     return marks
+
+
+def kept_review(game: Game, bots: list[str | None], root: Path | None = None) -> rv.Review | None:
+    """The review the Review screen kept for this game, if there is one (the replay viewer's marks)."""
+    folder = Path(root) / "reviews" if root else None
+    path = rv.cache_path(to_record(game, bots=bots), None, BUDGET or rv.BUDGET, list(range(game.n)), folder=folder)
+    return rv.cached(path)
 
 
 class ReviewScreen(Screen):
@@ -245,7 +253,7 @@ class ReviewScreen(Screen):
             grid = self.query_one("#review-grid", ReviewGrid)
             grid.seat = point.seat
             grid.show(point.view.grid.cells, self.game.rules.for_round(point.round_index).splashes,
-                      grid_marks(point, decision))
+                      grid_marks(point.view.grid.cells, decision))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "review-decisions":
