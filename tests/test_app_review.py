@@ -209,3 +209,24 @@ async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_review
         assert set(grid.marks.values()) & {"played", "both"}
         words = str(viewer.query_one("#replay-turn", Static).render())
         assert f"{decision.mark} (" in words and "the expert" in words
+
+
+async def test_names_and_titles_are_shown_as_plain_text():
+    game, bots = golden_game()
+    names = ["[bold red]Eve[/]", "x\x1b[2Jy", "greedy 3", "greedy 4"]
+    game.names = tuple(names)
+
+    class Hostile(App):
+        ENABLE_COMMAND_PALETTE = False
+
+        def on_mount(self) -> None:
+            self.push_screen(ReviewScreen(game, bots, "[link=http://127.0.0.1/]file[/link].json"))
+
+    async with Hostile().run_test(size=(120, 40)) as pilot:
+        screen = await reviewed(pilot)
+        assert "[link=http://127.0.0.1/]file[/link].json" in str(screen.query_one("#review-title", Static).render())
+        table = screen.query_one("#review-seats", DataTable)
+        shown_names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert shown_names[0].startswith("[bold red]Eve[/]")
+        assert "\x1b" not in shown_names[1]
+        assert "[bold red]Eve[/]" in str(screen.query_one("#review-chart-title", Static).render())

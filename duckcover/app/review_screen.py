@@ -132,9 +132,10 @@ class ReviewScreen(Screen):
                 yield Static(id="review-legend")
         yield Footer()
 
-    def heading(self) -> str:
+    def heading(self) -> Text:
+        """The title and the record's name: plain text (a file name may hold anything)."""
         title = t("review.title")
-        return f"{title}  {shown(self.record_title, 60)}" if self.record_title else title
+        return Text(f"{title}  {shown(self.record_title, 60)}" if self.record_title else title)
 
     def on_mount(self) -> None:
         seats = self.query_one("#review-seats", DataTable)
@@ -144,7 +145,7 @@ class ReviewScreen(Screen):
         decisions.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.best"),
                               t("review.col.cost"), t("review.col.mark"))
         self.query_one("#review-legend", Static).update(
-            t("review.legend", played="x", best="+", both="*"))
+            Text(t("review.legend", played="x", best="+", both="*")))
         self.start()
 
     # --- the work -----------------------------------------------------------------------------
