@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 from duckcover import review as rv
@@ -39,6 +40,12 @@ def record_of(labels: list[str], seed: int, human: int | None = None) -> dict:
     return data
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the review's worker processes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def load() -> str:
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -56,11 +63,12 @@ def main() -> None:
     print(f"load average before: {load()} (cores: {os.cpu_count()})")
 
     data = record_of(["greedy", "expert", "expert", "expert"], args.seed, human=0)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     speed_review = rv.review(data, key=None, budget=args.budget, jobs=args.jobs)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     count = len(speed_review.seats[0].decisions)
-    print(f"speed: {count} human decisions of a 3-round 4-player game in {seconds:.1f} s ({args.jobs} processes)")
+    print(f"speed: {count} human decisions of a 3-round 4-player game in {seconds:.1f} s ({args.jobs} processes); "
+          f"{cpu:.1f} CPU seconds in all, so about {cpu / args.jobs:.1f} s on {args.jobs} idle cores")
 
     either = both = same = 0
     for game in range(args.games):

@@ -232,8 +232,9 @@ class ExpertBot(Bot):
         `view.legal_moves()` for every legal move). `key`: the samples' key (None: this bot's
         `rng`, as `choose` uses it); the same view, moves, key and budget give the same figures.
         `follow`: a move kept in the race, even when clearly worse, until the standard error of
-        its gap to the leader is at most `precision` points (or the budget is spent): what a
-        review needs to say how much a played move cost. Gifts and placements use quick rules:
+        its gap to the leader is at most `precision` points, or until `precision(gap, stderr)`
+        says it is known well enough (or the budget is spent): what a review needs to say how
+        much a played move cost. Gifts and placements use quick rules:
         one move, NaN estimate. `steps`: simulated seat moves at most (None: `budget` x
         STEPS_PER_ROLLOUT, the bot's work cap; a review can afford more). Reads `view` alone.
         """
@@ -296,9 +297,8 @@ class ExpertBot(Bot):
             if deadline is not None and time.perf_counter() > deadline:
                 break
             alive = race(results, alive, done)
-            if follow is not None and follow not in alive:
-                if paired_gap(results[follow], results[alive[0]])[1] > precision:
-                    alive.append(follow)  # not known well enough yet: it keeps playing the samples
+            if follow is not None and follow not in alive and not known(precision, *paired_gap(results[follow], results[alive[0]])):
+                alive.append(follow)  # not known well enough yet: it keeps playing the samples
         return results, alive
 
 
@@ -314,6 +314,12 @@ class Estimate(NamedTuple):
     gap: float
     gap_stderr: float
     samples: int
+
+
+def known(precision, gap: float, stderr: float) -> bool:
+    """Whether a followed move's gap is known well enough: `precision` is a standard error in
+    points, or a test `precision(gap, stderr) -> bool` (a review asks for what its marks need)."""
+    return precision(gap, stderr) if callable(precision) else stderr <= precision
 
 
 def estimates(moves, results, alive) -> list[Estimate]:

@@ -34,9 +34,9 @@ from .view import PlayerView
 
 FORMAT = "duckcover-review/1"
 VERSION = 1  # bump when figures change for the same record, key and budget (the cache reads it)
-BUDGET = 400  # samples per move at most (the expert's `budget`)
-STEPS = 400 * 200  # simulated seat moves per decision at most: a round's first rollouts take ~100
-PRECISION = 0.2  # points: the played move is sampled until its cost is known this well (or the budget ends)
+BUDGET = 1200  # samples per move at most (the expert's `budget`)
+STEPS = BUDGET * 100  # simulated seat moves per decision at most: a round's first rollouts take ~100
+PRECISION = 0.1  # points: a played move's cost known this well is known well enough
 Z = 2.0  # standard errors: a smaller cost cannot be told from zero, and is never marked
 # Thresholds in points per round (the expert's measure: own round score minus the others'
 # mean), largest first. Chosen with benchmarks/review.py (docs/review.md).
@@ -213,12 +213,19 @@ def mark_of(cost: float, stderr: float) -> str | None:
     return next((name for name, threshold in THRESHOLDS if cost >= threshold), None)
 
 
+def settled(cost: float, stderr: float) -> bool:
+    """Whether a cost is known well enough for its mark: clear of every threshold by Z standard
+    errors, or known to PRECISION. Samples go where a mark is in doubt (what two reviews with
+    different keys would otherwise disagree on), not to decisions already clear."""
+    return stderr <= PRECISION or all(abs(cost - threshold) >= Z * stderr for _, threshold in THRESHOLDS)
+
+
 def judge(bot, point: Point, key: int, budget: int = BUDGET) -> Decision:
     view, played = point.view, point.played
     legal = view.legal_moves()
     if len(legal) == 1:  # nothing to choose: nothing to search, nothing lost
         return Decision(point.round_index + 1, point.turn_no, point.seat, played, played, 0.0, 0.0, None, 1, 0)
-    found = bot.estimate(view, key=key, budget=budget, follow=played, precision=PRECISION,
+    found = bot.estimate(view, key=key, budget=budget, follow=played, precision=settled,
                          steps=budget * STEPS // BUDGET)
     mine = next(e for e in found if e.move == played)
     # The leader's gap is 0 and every other move's is measured against it on shared samples;

@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print every figure as JSON (docs/review.md)")
     parser.add_argument("--lang", choices=("en", "de", "fr"), help="language of the report (default: from the locale)")
     parser.add_argument("--key", help="the sampling key (default: from the record's public content)")
-    parser.add_argument("--budget", type=_positive, help="rollouts per move at most (default: 400)")
+    parser.add_argument("--budget", type=_positive, help="rollouts per move at most (default: 1200)")
     parser.add_argument("--jobs", type=_positive, help="processes to use (default: every core)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor keep the review in the data directory")
     parser.set_defaults(command="review")
