@@ -138,12 +138,6 @@ class ReviewScreen(Screen):
         return Text(f"{title}  {shown(self.record_title, 60)}" if self.record_title else title)
 
     def on_mount(self) -> None:
-        seats = self.query_one("#review-seats", DataTable)
-        seats.add_columns(t("review.col.seat"), t("review.col.total"), t("review.col.mean"), t("review.col.marks"),
-                          *(f"R{i + 1}" for i in range(len(self.game.rounds))))
-        decisions = self.query_one("#review-decisions", DataTable)
-        decisions.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.best"),
-                              t("review.col.cost"), t("review.col.mark"))
         self.query_one("#review-legend", Static).update(
             Text(t("review.legend", played="x", best="+", both="*")))
         self.start()
@@ -203,7 +197,11 @@ class ReviewScreen(Screen):
         self.result = result
         self.query_one("#review-working").display = False
         table = self.query_one("#review-seats", DataTable)
-        table.clear()
+        # Columns with their rows, in one go: a header drawn before the rows came would keep
+        # the narrow widths of its labels for a frame (and a snapshot could catch it).
+        table.clear(columns=True)
+        table.add_columns(t("review.col.seat"), t("review.col.total"), t("review.col.mean"), t("review.col.marks"),
+                          *(f"R{i + 1}" for i in range(len(self.game.rounds))))
         for seat in result.seats:
             counts = seat.marks()
             name = shown(seat.name, NAME_MAX) + ("" if seat.bot is None else f" ({shown(seat.bot, 12)})")
@@ -227,7 +225,9 @@ class ReviewScreen(Screen):
         self.query_one("#review-chart-title", Static).update(Text(t("review.chart", name=name)))
         self.query_one("#review-chart", Sparkline).data = [d.cost for d in seat.decisions] or [0.0]
         table = self.query_one("#review-decisions", DataTable)
-        table.clear()
+        table.clear(columns=True)
+        table.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.best"),
+                          t("review.col.cost"), t("review.col.mark"))
         for d in seat.decisions:
             table.add_row(f"{d.round}.{d.flip}", move_words(d.played), move_words(d.best),
                           f"{d.cost:.1f}\u00b1{d.stderr:.1f}", SYMBOLS.get(d.mark, ""))  # the word: above the grid
