@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -299,6 +300,7 @@ def _in_pool(data, indices, key, budget, jobs, results, progress, cancel, total)
 
     # spawn: a fresh interpreter per worker, safe from a threaded parent (the app's worker).
     context = multiprocessing.get_context("spawn")
+    _start_resource_tracker()
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_start, initargs=(data,)) as pool:
         pending = {pool.submit(_worker_judge, i, key, budget) for i in indices}
         try:
@@ -316,6 +318,26 @@ def _in_pool(data, indices, key, budget, jobs, results, progress, cancel, total)
                 future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def _start_resource_tracker() -> None:
+    """multiprocessing starts its resource tracker with sys.stderr's file descriptor; inside the
+    app, Textual has replaced sys.stderr by an object without one ("bad value(s) in
+    fds_to_keep"). Start the tracker with the real standard error first."""
+    from multiprocessing import resource_tracker
+
+    stream = sys.stderr
+    try:
+        usable = stream is not None and stream.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable:
+        return
+    sys.stderr = sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = stream
 
 
 # --- reading a review back (the cache) ------------------------------------------------------------

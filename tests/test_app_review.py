@@ -230,3 +230,10 @@ async def test_names_and_titles_are_shown_as_plain_text():
         assert shown_names[0].startswith("[bold red]Eve[/]")
         assert "\x1b" not in shown_names[1]
         assert "[bold red]Eve[/]" in str(screen.query_one("#review-chart-title", Static).render())
+
+
+async def test_the_screen_spreads_the_work_over_processes_with_the_same_figures(monkeypatch):
+    monkeypatch.setattr(review_screen, "JOBS", 2)  # the app's own path: a process pool under a worker thread
+    async with Host().run_test(size=(80, 24)) as pilot:
+        screen = await reviewed(pilot)
+        assert screen.result.to_json() == rv.review(screen.data, ["all"], budget=8).to_json()
