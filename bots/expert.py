@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import NamedTuple
 
 from duckcover.bot import Bot
 from duckcover.game import Game, Phase
@@ -214,38 +215,69 @@ class ExpertBot(Bot):
                 best, best_worth = move, worth
         return best
 
-    # --- advice (the app's hint key) --------------------------------------------------------
+    # --- advice (the app's hint key) and estimates (the review) ------------------------------
     def analyse(self, view, budget=None):
         """Every shortlisted move with its estimate, best first: [(move, estimate)].
 
         The estimate is what `choose` minimises: the mean over rollouts of our round score
         minus the others' mean (the team total if cooperative); lower is better. Gifts and
         placements use quick rules, so their one move comes with NaN. `budget` overrides the
-        rollouts for this call only. Reads `view` alone, like `choose`.
+        rollouts for this call only. Reads `view` alone, like `choose`. A view of `estimate`.
+        """
+        return [(found.move, found.value) for found in self.estimate(view, budget=budget)]
+
+    def estimate(self, view, moves=None, *, key=None, budget=None, follow=None, precision=None, steps=None):
+        """The search's one interface: estimates of moves for `view`, best first, as `Estimate`s.
+
+        `moves`: the moves to estimate (None: the shortlist `choose` considers; pass
+        `view.legal_moves()` for every legal move). `key`: the samples' key (None: this bot's
+        `rng`, as `choose` uses it); the same view, moves, key and budget give the same figures.
+        `follow`: a move kept in the race, even when clearly worse, until the standard error of
+        its gap to the leader is at most `precision` points, or until `precision(gap, stderr)`
+        says it is known well enough (or the budget is spent): what a review needs to say how
+        much a played move cost. Gifts and placements use quick rules:
+        one move, NaN estimate. `steps`: simulated seat moves at most (None: `budget` x
+        STEPS_PER_ROLLOUT, the bot's work cap; a review can afford more). Reads `view` alone.
         """
         if not view.candidates:
             return []
         if view.phase is Phase.GIFT:
-            return [(self._gift(view), math.nan)]
+            return [Estimate(self._gift(view), math.nan, math.nan, 0.0, 0.0, 0)]
         if view.phase is Phase.PLACE:
-            return [(self._place(view), math.nan)]
-        moves = shortlist(view, view.legal_moves())
+            return [Estimate(self._place(view), math.nan, math.nan, 0.0, 0.0, 0)]
+        moves = shortlist(view, view.legal_moves()) if moves is None else list(dict.fromkeys(moves))
+        if follow is not None and follow not in moves:
+            moves.append(follow)
+        rng = self.rng if key is None else random.Random(key)
         saved = self.budget
         if budget is not None:
             self.budget = budget
         try:
-            return self._search(view, moves, ranked=True)
+            results, alive = self._race(view, moves, rng, ranked=True,
+                                        follow=None if follow is None else moves.index(follow),
+                                        precision=0.0 if precision is None else precision, steps=steps)
         finally:
             self.budget = saved
+        return estimates(moves, results, alive)
 
     # --- the search --------------------------------------------------------------------------
     def _search(self, view, moves, ranked=False):
+        """The move `choose` plays (with `ranked`, every move's (move, estimate), best first)."""
+        results, alive = self._race(view, moves, self.rng, ranked=ranked)
+        if ranked:
+            return [(found.move, found.value) for found in estimates(moves, results, alive)]
+        mean = [sum(r) / len(r) if r else math.inf for r in results]
+        return moves[min(alive, key=lambda i: (mean[i], i))]
+
+    def _race(self, view, moves, rng, ranked=False, follow=None, precision=None, steps=None):
         """Race the moves on shared samples: a batch of rollouts each, then drop every move that is
         clearly worse than the leader; stop when one is left, when the rest are within a hair of
-        the leader, or when the budget (rollouts per move, and simulated moves) is spent."""
+        the leader, or when the budget (rollouts per move, and simulated moves) is spent.
+        Returns every move's outcomes per sample and the moves still in the race, leader first.
+        `follow` (an index) stays in the race until its gap is known to `precision` points."""
         budget = max(len(moves), self.budget if self.budget is not None else DEFAULT_BUDGET)
-        step_cap = budget * STEPS_PER_ROLLOUT
-        sim = Rollouts(view, [self.rng.getrandbits(62) for _ in range(budget)])
+        step_cap = budget * STEPS_PER_ROLLOUT if steps is None else steps
+        sim = Rollouts(view, [rng.getrandbits(62) for _ in range(budget)])
         results: list[list[float]] = [[] for _ in moves]  # per move, per sample: lower is better
         alive = list(range(len(moves)))
         done = rollouts = 0  # samples every live move has played; rollouts in all
@@ -266,12 +298,59 @@ class ExpertBot(Bot):
             if deadline is not None and time.perf_counter() > deadline:
                 break
             alive = race(results, alive, done)
-        mean = [sum(r) / len(r) if r else math.inf for r in results]
-        if ranked:  # the moves still in the race first (most samples), then those dropped
-            order = sorted(alive, key=lambda i: (mean[i], i))
-            order += sorted(set(range(len(moves))) - set(alive), key=lambda i: (mean[i], i))
-            return [(moves[i], mean[i]) for i in order]
-        return moves[min(alive, key=lambda i: (mean[i], i))]
+            if follow is not None and follow not in alive and not known(precision, *paired_gap(results[follow], results[alive[0]])):
+                alive.append(follow)  # not known well enough yet: it keeps playing the samples
+        return results, alive
+
+
+class Estimate(NamedTuple):
+    """One move's estimate: `value` is the mean rollout outcome (lower is better), `stderr` its
+    standard error; `gap` is value minus the leader's on the samples both played (0 for the
+    leader), `gap_stderr` its standard error from the paired differences (common random numbers
+    make it far smaller than `stderr`); `samples` the rollouts the move played."""
+
+    move: Move
+    value: float
+    stderr: float
+    gap: float
+    gap_stderr: float
+    samples: int
+
+
+def known(precision, gap: float, stderr: float) -> bool:
+    """Whether a followed move's gap is known well enough: `precision` is a standard error in
+    points, or a test `precision(gap, stderr) -> bool` (a review asks for what its marks need)."""
+    return precision(gap, stderr) if callable(precision) else stderr <= precision
+
+
+def estimates(moves, results, alive) -> list[Estimate]:
+    """The moves still in the race first (the leader first, most samples), then those dropped,
+    each group by mean."""
+    mean = [sum(r) / len(r) if r else math.inf for r in results]
+    order = sorted(alive, key=lambda i: (mean[i], i))
+    order += sorted(set(range(len(moves))) - set(alive), key=lambda i: (mean[i], i))
+    leader = results[order[0]]
+    found = []
+    for i in order:
+        gap, gap_stderr = paired_gap(results[i], leader) if i != order[0] else (0.0, 0.0)
+        found.append(Estimate(moves[i], mean[i], standard_error(results[i]), gap, gap_stderr, len(results[i])))
+    return found
+
+
+def standard_error(values: list[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return math.inf
+    mean = sum(values) / n
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+
+
+def paired_gap(results: list[float], leader: list[float]) -> tuple[float, float]:
+    """Mean and standard error of `results` minus `leader`, sample by sample (the shared ones)."""
+    diffs = [a - b for a, b in zip(results, leader)]
+    if not diffs:
+        return math.inf, math.inf
+    return sum(diffs) / len(diffs), standard_error(diffs)
 
 
 def race(results: list[list[float]], alive: list[int], done: int) -> list[int]:

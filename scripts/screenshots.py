@@ -118,6 +118,21 @@ async def open_replay(pilot) -> None:
         await pilot.press("right")
 
 
+async def open_review(pilot) -> None:
+    """The Review screen of a golden game, on the first marked decision of its first seat."""
+    from duckcover.app.review_screen import ReviewScreen
+    from duckcover.record import loads, read_players, replay
+
+    record = loads((ROOT / "tests" / "golden" / "g4_greedy_seed1.json").read_text(encoding="utf-8"))
+    screen = ReviewScreen(replay(record), read_players(record)[1], "g4_greedy_seed1.json")
+    pilot.app.push_screen(screen)
+    for _ in range(6000):  # the review runs in a worker (a minute or two on a busy machine)
+        await pilot.pause(0.05)
+        if screen.result is not None:
+            break
+    await pilot.pause()
+
+
 async def open_setup(pilot) -> None:
     pilot.app.push_screen(SetupScreen())
 
@@ -146,6 +161,7 @@ SHOTS = [
     ("replay-viewer", None, 1, (120, 40), open_replay),
     ("games", None, 1, (100, 30), open_games),
     ("statistics", None, 1, (100, 30), open_statistics),
+    ("review", None, 1, (120, 40), open_review),
 ]
 
 

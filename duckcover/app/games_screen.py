@@ -112,6 +112,7 @@ class GamesScreen(Screen):
         # Priority: ahead of the table's own (silent) Enter, so the Footer names the verb.
         bind(self, "enter", "replay", t("games.key_replay"), priority=True)
         bind(self, "r", "resume", t("games.key_resume"))
+        bind(self, "v", "review", t("review.key.review"))
         bind(self, "d,delete", "delete", t("games.key_delete"))
         bind(self, "escape", "back", t("games.key_back"))
 
@@ -174,7 +175,7 @@ class GamesScreen(Screen):
     # --- actions ------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         entry = self.selected
-        if action == "replay":
+        if action in ("replay", "review"):
             return entry is not None and entry.readable
         if action == "resume":
             return (entry is not None and entry.in_progress and entry.readable
@@ -195,6 +196,15 @@ class GamesScreen(Screen):
             self.app.notify(shown(t("games.error", error=str(err)), 400), severity="error", markup=False)
             return
         self.app.push_screen(ReplayScreen(timeline, entry.date_text()))
+
+    def action_review(self) -> None:
+        entry = self.selected
+        if entry is None or entry.record is None or entry.game is None or not entry.readable:
+            return
+        from ..record import read_players
+        from .review_screen import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(entry.game, read_players(entry.record)[1], entry.date_text()))
 
     def action_resume(self) -> None:
         entry = self.selected

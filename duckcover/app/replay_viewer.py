@@ -33,6 +33,8 @@ from .passplay import read_sounds, sound_of
 from .telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
                       round_scores_words, round_start_words, stand_in_words)
 from .textual_compat import bind
+from .review_screen import SYMBOLS, ReviewGrid, grid_marks, kept_review
+from .review_screen import move_words as review_move_words
 from .widgets import GridWidget
 from .words import flip_word
 
@@ -246,11 +248,14 @@ class ReplayScreen(Screen):
         self.timeline = timeline
         self.record_title = title
         self.every_stack = False
+        self.marked: dict = {}  # (round, turn, seat) -> (name, marked Decision) of a kept review
         bind(self, "left,h", "step(-1)", t("replay.key_back"), key_display="←")
         bind(self, "right,l", "step(1)", t("replay.key_forward"), key_display="→")
         bind(self, "pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
         bind(self, "pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
         bind(self, "s", "toggle_stacks", t("replay.key_stacks"))
+        # Not in the footer: at 80 columns it would cut "q Close" (docs/review.md names the key).
+        bind(self, "v", "review", t("review.key.review"), show=False)
         bind(self, "q,escape", "close", t("replay.key_close"))
 
     def compose(self) -> ComposeResult:
@@ -259,7 +264,7 @@ class ReplayScreen(Screen):
             with Panel(id="replay-grids"):
                 for seat in range(len(self.timeline.names)):
                     yield Static(classes="replay-seat-title", id=f"replay-title-{seat}")
-                    yield GridWidget(seat, large=False, focusable=False, id=f"replay-grid-{seat}")
+                    yield ReviewGrid(seat, large=False, focusable=False, id=f"replay-grid-{seat}")
             with Panel(id="replay-side"):
                 yield Static(id="replay-turn")
                 yield Static(id="replay-table")
@@ -267,7 +272,21 @@ class ReplayScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.load_review()
         self.show_step()
+
+    def on_screen_resume(self) -> None:
+        self.load_review()  # back from the Review screen: its marks show here too
+        self.show_step()
+
+    def load_review(self) -> None:
+        """The review kept for this game (made on the Review screen, `v`), or None."""
+        try:
+            found = kept_review(self.timeline.game, list(self.timeline.bots), getattr(self.app, "data_root", None))
+        except Exception:  # noqa: BLE001 - the viewer works without a review
+            found = None
+        self.marked = {} if found is None else {
+            (d.round, d.flip, d.seat): (seat.name, d) for seat in found.seats for d in seat.decisions if d.mark}
 
     # --- state --------------------------------------------------------------------------
     @property
@@ -319,6 +338,11 @@ class ReplayScreen(Screen):
         grids = self.query_one("#replay-grids", Panel)
         (grids.scroll_right if direction > 0 else grids.scroll_left)(animate=False)
 
+    def action_review(self) -> None:
+        from .review_screen import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(self.timeline.game, list(self.timeline.bots), self.record_title))
+
     def action_close(self) -> None:
         self.dismiss()
 
@@ -347,6 +371,9 @@ class ReplayScreen(Screen):
         for seat, grid in enumerate(step.grids):
             move = moved[seat] if moved else None
             marks = {move.to: "called"} if move is not None and move.to in grid else {}
+            reviewed = self.marked.get((step.round_index + 1, step.turn_no, seat))
+            if reviewed is not None:  # a marked decision: the grid before it, both moves drawn
+                grid, marks = step.before[seat], grid_marks(step.before[seat], reviewed[1])
             self.query_one(f"#replay-grid-{seat}", GridWidget).show(grid, splashes, marks)
             self.query_one(f"#replay-title-{seat}", Static).update(self.seat_title(seat, step))
         self.query_one("#replay-turn", Static).update(self.turn_text(step))
@@ -385,6 +412,13 @@ class ReplayScreen(Screen):
             text.append(f"  {line}\n")
         for line in end_lines(self.timeline, step):
             text.append(line + "\n", style="bold green")
+        for seat in range(len(self.timeline.names)):
+            reviewed = self.marked.get((step.round_index + 1, step.turn_no, seat))
+            if reviewed is not None:
+                name, d = reviewed
+                text.append(t("review.viewer_line", symbol=SYMBOLS[d.mark], name=shown(name, NAME_MAX),
+                              mark=t("review.mark." + d.mark), cost=f"{d.cost:.1f}\u00b1{d.stderr:.1f}",
+                              best=review_move_words(d.best)) + "\n", style="bold")
         return text
 
     def table_text(self, step: Step) -> Text:

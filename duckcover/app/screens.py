@@ -494,6 +494,7 @@ class GameOverScreen(ModalScreen):
         # The game is over and saved: q quits without a question, n opens the set-up.
         bind(self, "n", "new_game", t("key.new_game"), priority=True)
         bind(self, "q", "quit", t("key.quit"), priority=True)
+        bind(self, "v", "review", t("review.key.review"))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="game-over"):
@@ -502,6 +503,11 @@ class GameOverScreen(ModalScreen):
             yield Static(scorepad(self.ctl))
             yield Static(t("game_over.saved"), classes="dim")
         yield Footer()
+
+    def action_review(self) -> None:
+        from .review_screen import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(self.ctl.game, self.ctl.bot_specs()))
 
     def action_new_game(self) -> None:
         self.post_message(Navigate("setup"))

@@ -1,0 +1,130 @@
+"""`duckcover review FILE [--seat S] [--json] [--lang L] [--key K]`: what each decision cost, by
+the expert's estimate from the seat's own view (docs/review.md). On a terminal it shows a
+progress bar on standard error; the review is kept in the data directory, so asking again is
+instant."""
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import DuckError
+from ..record import RecordError, dumps, read_file, replay
+from ..untrusted import shown
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("review", help="what each decision of a game cost, by the expert's estimate")
+    parser.add_argument("file", help="a duckcover-record/1 JSON file")
+    parser.add_argument("--seat", action="append", metavar="SEAT",
+                        help="a seat to review: its number (0-based), its player's name, or 'all'; "
+                             "repeat for more (default: every human; every seat if all are bots)")
+    parser.add_argument("--json", action="store_true", help="print every figure as JSON (docs/review.md)")
+    parser.add_argument("--lang", choices=("en", "de", "fr"), help="language of the report (default: from the locale)")
+    parser.add_argument("--key", help="the sampling key (default: from the record's public content)")
+    parser.add_argument("--budget", type=_positive, help="rollouts per move at most (default: 1200)")
+    parser.add_argument("--jobs", type=_positive, help="processes to use (default: every core)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor keep the review in the data directory")
+    parser.set_defaults(command="review")
+
+
+def _positive(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {shown(text, 40)!r}") from None
+    if not 1 <= value <= 100_000:
+        raise argparse.ArgumentTypeError(f"must be 1-100000, not {value}")
+    return value
+
+
+def run(args) -> int:
+    from .. import review as rv
+
+    try:
+        data = read_file(args.file)
+        game = replay(data)
+        seats = rv.choose_seats(data, args.seat)
+    except (RecordError, DuckError, rv.ReviewError) as err:
+        print(shown(f"{args.file}: {err}", 500), file=sys.stderr)
+        return 2
+    budget = args.budget or rv.BUDGET
+    path = None if args.no_cache else rv.cache_path(data, args.key, budget, seats)
+    result = rv.cached(path) if path else None
+    if result is None:
+        bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+        try:
+            result = rv.review(data, [str(s) for s in seats], key=args.key, budget=budget,
+                               jobs=args.jobs or os.cpu_count() or 1, progress=bar, game=game)
+        finally:
+            if bar:
+                bar.close()
+        if path:
+            rv.keep(path, result)
+    if args.json:
+        import json
+
+        sys.stdout.write(dumps(result.to_json()))
+        return 0
+    from ..i18n import detect, set_language
+
+    set_language(args.lang or detect())
+    sys.stdout.write(report(result))
+    return 0
+
+
+class ProgressBar:
+    """`review  [#########.........]  12/34` on one line of a terminal, redrawn in place."""
+
+    WIDTH = 30
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.WIDTH * done // total if total else self.WIDTH
+        self.stream.write(f"\rreview  [{'#' * filled}{'.' * (self.WIDTH - filled)}]  {done}/{total}")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\r\x1b[K")
+        self.stream.flush()
+
+
+def report(result) -> str:
+    """The review as text: each seat's totals, then its marked and costliest decisions."""
+    from ..i18n import t
+    from ..review import MARKS
+    from ..untrusted import NAME_MAX
+
+    lines = []
+    for seat in result.seats:
+        name = shown(seat.name, NAME_MAX)
+        lines.append(t("review.seat_line", name=name, total=f"{seat.total_cost:.1f}",
+                       mean=f"{seat.mean_cost:.2f}", count=len(seat.decisions)))
+        rounds = "  ".join(t("review.round_cost", round=i + 1, cost=f"{c:.1f}") for i, c in enumerate(seat.round_costs()))
+        lines.append("  " + rounds)
+        counts = seat.marks()
+        lines.append("  " + ", ".join(f"{t('review.mark.' + m)}: {counts[m]}" for m in MARKS))
+        for d in seat.decisions:
+            if d.mark or d in seat.costliest():
+                lines.append("  " + decision_line(d))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def decision_line(d) -> str:
+    from ..i18n import t
+
+    mark = t(f"review.mark.{d.mark}") if d.mark else "-"
+    return t("review.decision_line", round=d.round, flip=d.flip, played=move_text(d.played),
+             best=move_text(d.best), cost=f"{d.cost:.1f}", stderr=f"{d.stderr:.1f}", mark=mark)
+
+
+def move_text(move) -> str:
+    if move is None:
+        return "-"
+    if move.to is None:
+        return str(move.card.number)
+    return f"{move.card.number}\u2192({move.to[0]},{move.to[1]})"

@@ -1,0 +1,239 @@
+"""The Review screen (issue 20): the figures of duckcover.review on screen, by Pilot and in
+snapshots at 80x24 and 120x40; cancel; the cache; the ways in."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import DataTable, ProgressBar, Sparkline, Static
+
+from duckcover import review as rv
+from duckcover.app import review_screen
+from duckcover.app.review_screen import ReviewGrid, ReviewScreen
+from duckcover.record import read_file, read_players, replay
+
+RECORD = Path(__file__).resolve().parent / "golden" / "g4_greedy_seed1.json"
+SIZES = [(80, 24), (120, 40)]
+
+
+@pytest.fixture(autouse=True)
+def quick_reviews(monkeypatch):
+    monkeypatch.setattr(review_screen, "BUDGET", 8)  # a small search: the tests check the screen
+    monkeypatch.setattr(review_screen, "JOBS", 1)
+
+
+def golden_game():
+    data = read_file(RECORD)
+    _, bots = read_players(data)
+    return replay(data), bots
+
+
+class Host(App):
+    """The screen alone, as the app pushes it."""
+
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, human: int | None = None) -> None:
+        super().__init__()
+        self.game, self.bots = golden_game()
+        if human is not None:
+            self.bots[human] = None
+
+    def on_mount(self) -> None:
+        self.push_screen(ReviewScreen(self.game, self.bots, "g4_greedy_seed1.json"))
+
+
+async def reviewed(pilot) -> ReviewScreen:
+    screen = pilot.app.screen
+    for _ in range(2000):
+        await pilot.pause(0.05)
+        if isinstance(screen, ReviewScreen) and screen.result is not None:
+            await pilot.pause()
+            return screen
+    raise AssertionError("the review never finished")
+
+
+async def test_the_review_screen_shows_every_seat_and_the_chosen_seats_decisions():
+    app = Host(human=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await reviewed(pilot)
+        assert screen.seat == 2  # the human first
+        seats = screen.query_one("#review-seats", DataTable)
+        assert seats.row_count == 4
+        expected = rv.review(screen.data, ["all"], budget=8)
+        assert screen.result.to_json() == expected.to_json()  # the figures are the review's
+        decisions = screen.query_one("#review-decisions", DataTable)
+        mine = expected.seats[2].decisions
+        assert decisions.row_count == len(mine)
+        assert screen.query_one("#review-chart", Sparkline).data == [d.cost for d in mine]
+        await pilot.press("s")
+        assert screen.seat == 3 and decisions.row_count == len(expected.seats[3].decisions)
+
+
+async def test_next_mark_shows_the_position_with_both_moves_on_the_grid():
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await reviewed(pilot)
+        seat = screen.seat_review()
+        marked = [i for i, d in enumerate(seat.decisions) if d.mark]
+        assert marked, "the golden game's seat 0 has marked decisions"
+        table = screen.query_one("#review-decisions", DataTable)
+        assert table.cursor_row == marked[0]  # opens on the first marked decision
+        if len(marked) > 1:
+            await pilot.press("m")
+            assert table.cursor_row == marked[1]
+        decision = seat.decisions[table.cursor_row]
+        grid = screen.query_one("#review-grid", ReviewGrid)
+        kinds = set(grid.marks.values())
+        assert "called" in kinds
+        assert kinds & {"played", "both"}
+        if decision.played != decision.best:
+            assert grid.marks[decision.played.to] == "played" and grid.marks[decision.best.to] == "best"
+        drawn = grid.as_text().plain
+        words = str(screen.query_one("#review-position", Static).render())
+        assert f"{decision.round}, turn {decision.flip}" in words and decision.mark in words
+        # Words in the frames, not colour: "yours" where the card went, "best" where the expert puts it.
+        assert ("yours" in drawn and "best" in drawn) if decision.played != decision.best else "both" in drawn
+
+
+async def test_escape_cancels_a_review_in_progress(monkeypatch):
+    monkeypatch.setattr(review_screen, "BUDGET", 400)  # slow enough to be cancelled
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.running
+        assert screen.query_one("#review-progress", ProgressBar).display
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert screen.cancel.is_set() and not isinstance(app.screen, ReviewScreen)
+        await app.workers.wait_for_complete()
+        assert not list(Path(rv.cache_path({}, None, 400, []).parent).glob("*.json"))  # nothing kept
+
+
+async def test_a_second_opening_reads_the_kept_review(monkeypatch):
+    async with Host().run_test(size=(80, 24)) as pilot:
+        first = (await reviewed(pilot)).result.to_json()
+    monkeypatch.setattr(rv, "judge", lambda *a, **k: (_ for _ in ()).throw(AssertionError("searched again")))
+    async with Host().run_test(size=(80, 24)) as pilot:
+        screen = await reviewed(pilot)
+        assert screen.result.to_json() == first
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_of_the_review_screen(snap_compare, size):
+    async def finished(pilot):
+        await reviewed(pilot)
+        await pilot.wait_for_scheduled_animations()  # the tables' cursors settle before the picture
+        await pilot.pause()
+
+    assert snap_compare(Host(human=0), terminal_size=size, run_before=finished)
+
+
+# --- the ways in ------------------------------------------------------------------------------------
+class Opener(App):
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self.make = make
+
+    def on_mount(self) -> None:
+        self.push_screen(self.make())
+
+
+async def opens_the_review(app, keys=("v",)) -> ReviewScreen:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(*keys)
+        screen = await reviewed(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        result = screen.result
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ReviewScreen)
+        return result
+
+
+async def test_v_in_the_replay_viewer_opens_the_review():
+    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
+
+    timeline = build_timeline(read_file(RECORD))
+    result = await opens_the_review(Opener(lambda: ReplayScreen(timeline, "g4")))
+    assert [s.seat for s in result.seats] == [0, 1, 2, 3]
+
+
+async def test_v_on_a_saved_game_in_the_games_screen_opens_its_review():
+    from duckcover import storage
+    from duckcover.app.games_screen import GamesScreen
+
+    storage.save_finished(read_file(RECORD))
+    result = await opens_the_review(Opener(GamesScreen))
+    assert [s.name for s in result.seats] == ["greedy 1", "greedy 2", "greedy 3", "greedy 4"]
+
+
+async def test_v_on_the_game_over_screen_reviews_the_game_just_played():
+    from duckcover.app.screens import GameOverScreen
+    from helpers import finished_controller
+
+    ctl = finished_controller()
+    result = await opens_the_review(Opener(lambda: GameOverScreen(ctl)))
+    assert [s.name for s in result.seats] == ["Ann", "Jackson", "Gwen"]
+    assert [s.bot for s in result.seats] == [None, "medium", "medium"]
+
+
+async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_reviewed():
+    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
+
+    timeline = build_timeline(read_file(RECORD))
+    app = Opener(lambda: ReplayScreen(timeline, "g4"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        viewer = app.screen
+        assert viewer.marked == {}  # not reviewed yet: the plain viewer
+        await pilot.press("v")
+        result = (await reviewed(pilot)).result
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is viewer
+        marked = [(d.round, d.flip, d.seat, d) for s in result.seats for d in s.decisions if d.mark]
+        assert marked and set(viewer.marked) == {m[:3] for m in marked}
+        round_no, flip, seat, decision = min(marked, key=lambda m: m[:3])
+        viewer.go(timeline.steps.index(next(s for s in timeline.steps
+                                            if (s.round_index + 1, s.turn_no) == (round_no, flip))))
+        await pilot.pause()
+        grid = viewer.query_one(f"#replay-grid-{seat}")
+        step = viewer.step
+        assert grid.cells == step.before[seat]  # the position the seat decided in
+        assert set(grid.marks.values()) & {"played", "both"}
+        words = str(viewer.query_one("#replay-turn", Static).render())
+        assert f"{decision.mark} (" in words and "the expert" in words
+
+
+async def test_names_and_titles_are_shown_as_plain_text():
+    game, bots = golden_game()
+    names = ["[bold red]Eve[/]", "x\x1b[2Jy", "greedy 3", "greedy 4"]
+    game.names = tuple(names)
+
+    class Hostile(App):
+        ENABLE_COMMAND_PALETTE = False
+
+        def on_mount(self) -> None:
+            self.push_screen(ReviewScreen(game, bots, "[link=http://127.0.0.1/]file[/link].json"))
+
+    async with Hostile().run_test(size=(120, 40)) as pilot:
+        screen = await reviewed(pilot)
+        assert "[link=http://127.0.0.1/]file[/link].json" in str(screen.query_one("#review-title", Static).render())
+        table = screen.query_one("#review-seats", DataTable)
+        shown_names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert shown_names[0].startswith("[bold red]Eve[/]")
+        assert "\x1b" not in shown_names[1]
+        assert "[bold red]Eve[/]" in str(screen.query_one("#review-chart-title", Static).render())
+
+
+async def test_the_screen_spreads_the_work_over_processes_with_the_same_figures(monkeypatch):
+    monkeypatch.setattr(review_screen, "JOBS", 2)  # the app's own path: a process pool under a worker thread
+    async with Host().run_test(size=(80, 24)) as pilot:
+        screen = await reviewed(pilot)
+        assert screen.result.to_json() == rv.review(screen.data, ["all"], budget=8).to_json()

@@ -1,0 +1,262 @@
+"""The review (issue 20, docs/review.md): what each decision cost, by the expert, from the seat's
+own view. Golden figures, a planted blunder, free decisions, blindness to the hidden deck,
+determinism, the cache, and the command line's bad input."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from duckcover import review as rv
+from duckcover.harness import play_game
+from duckcover.record import dumps, move_json, read_file, replay, to_record
+from duckcover_bots.random_bot import RandomBot
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+RECORD = GOLDEN / "g4_greedy_seed1.json"
+# Regenerate only on purpose (a change to the expert or the review that should change figures):
+#   duckcover review tests/golden/g4_greedy_seed1.json --seat all --budget 40 --jobs 1 --no-cache --json \
+#       > tests/golden/g4_greedy_seed1.review.json
+GOLDEN_REVIEW = GOLDEN / "g4_greedy_seed1.review.json"
+SMALL = 40  # samples per move in the quick tests
+
+
+def run_review(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "duckcover", "review", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_golden_review_of_a_golden_record():
+    """Every figure of every seat, exactly as kept (the same record, key and budget)."""
+    result = rv.review(read_file(RECORD), ["all"], budget=SMALL)
+    assert dumps(result.to_json()) == GOLDEN_REVIEW.read_text(encoding="utf-8")
+
+
+def test_golden_review_has_marks_and_free_moves():
+    """The golden figures are not all zeros: the review tells decisions apart."""
+    kept = json.loads(GOLDEN_REVIEW.read_text(encoding="utf-8"))
+    decisions = [d for seat in kept["seats"] for d in seat["decisions"]]
+    assert len(kept["seats"]) == 4 and len(decisions) == len(rv.points(replay(read_file(RECORD))))
+    assert any(d["mark"] for d in decisions) and any(d["cost"] == 0 for d in decisions)
+
+
+def planted(data: dict, point: rv.Point, move) -> dict:
+    """The record up to `point`, where the seat played `move` instead (later turns dropped)."""
+    out = copy.deepcopy(data)
+    entry = out["rounds"][point.round_index]
+    entry["turns"] = entry["turns"][: point.turn_no]
+    entry["turns"][-1]["moves"][point.seat] = move_json(move, point.seat)
+    out["rounds"] = out["rounds"][: point.round_index + 1]
+    return out
+
+
+def test_a_planted_blunder_is_marked_blunder():
+    data = read_file(RECORD)
+    # Seat 0's decision at round 1, turn 19 (6 legal moves, three turns before the round ends).
+    point = next(p for p in rv.points(replay(data)) if (p.round_index, p.turn_no, p.seat) == (0, 19, 0))
+    ranking = rv.expert().estimate(point.view, point.view.legal_moves(), key=1, budget=200, steps=200 * 200)
+    worst = ranking[-1].move  # the expert ranks it last among every cover and duck
+    assert worst != point.played
+    record = planted(data, point, worst)
+    replay(record)  # the planted record is still a legal game
+    result = rv.review(record, ["0"])
+    decision = next(d for d in result.seats[0].decisions if (d.round, d.flip) == (1, 19))
+    assert decision.played == worst and decision.best != worst
+    assert decision.mark == "blunder", decision
+    assert decision.cost > rv.Z * decision.stderr
+
+
+class OneMove:
+    """A real view whose seat has a single legal move (a real game always offers a duck beside
+    a cover, so the engine never deals this: the wrapper keeps everything else of the view)."""
+
+    def __init__(self, view, move):
+        self._view, self._move = view, move
+
+    def __getattr__(self, name):
+        return getattr(self._view, name)
+
+    def legal_moves(self):
+        return [self._move]
+
+
+def test_a_single_legal_move_costs_nothing_and_is_never_marked():
+    point = rv.points(replay(read_file(RECORD)))[0]
+
+    class Refusing:
+        def estimate(self, *args, **kwargs):
+            raise AssertionError("nothing to choose: nothing to search")
+
+    single = rv.Point(point.round_index, point.turn_no, point.seat, OneMove(point.view, point.played), point.played)
+    decision = rv.judge(Refusing(), single, key=5)
+    assert (decision.cost, decision.stderr, decision.mark, decision.legal, decision.samples) == (0.0, 0.0, None, 1, 0)
+    assert decision.best == decision.played
+
+
+def shuffle_unseen(data: dict, rng: random.Random) -> dict:
+    """The same game with the cards nobody saw in another order: each round's undrawn deck
+    (in rounds without a reshuffle, whose new decks the seed fixes)."""
+    out = copy.deepcopy(data)
+    for entry in out["rounds"]:
+        if entry.get("reshuffles"):
+            continue
+        drawn = len(entry["turns"])
+        tail = entry["deck"][drawn:]
+        rng.shuffle(tail)
+        entry["deck"] = entry["deck"][:drawn] + tail
+    return out
+
+
+def test_the_review_never_reads_the_hidden_deck():
+    data = read_file(RECORD)
+    shuffled = shuffle_unseen(data, random.Random(3))
+    assert shuffled["rounds"] != data["rounds"]
+    replay(shuffled)  # still the same, legal game
+    assert rv.public_key(replay(shuffled)) == rv.public_key(replay(data))
+    assert rv.content_key(shuffled, None, SMALL, [1]) != rv.content_key(data, None, SMALL, [1])  # the cache tells them apart
+    first, second = (rv.review(d, ["1"], budget=SMALL).to_json() for d in (data, shuffled))
+    assert first == second
+
+
+def test_the_same_review_whatever_the_split_between_processes():
+    data = read_file(RECORD)
+    alone = rv.review(data, ["2"], budget=SMALL, jobs=1)
+    shared = rv.review(data, ["2"], budget=SMALL, jobs=2)
+    assert alone.to_json() == shared.to_json()
+
+
+def test_another_key_gives_an_independent_review():
+    data = read_file(RECORD)
+    default = rv.review(data, ["3"], budget=SMALL)
+    other = rv.review(data, ["3"], key="another", budget=SMALL)
+    again = rv.review(data, ["3"], key="another", budget=SMALL)
+    assert other.to_json() == again.to_json() and other.key == "another"
+    costs = lambda r: [d.cost for d in r.seats[0].decisions]  # noqa: E731
+    assert costs(default) != costs(other)
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_costs_and_marks_keep_their_promises(seed):
+    """Every cost is at least 0; a mark needs a cost above its threshold and clear of its
+    uncertainty; totals add up; the costliest are the costliest."""
+    game = play_game([RandomBot(), RandomBot()], seed=seed)
+    data = to_record(game, bots=["random", "random"])
+    data["rounds"] = data["rounds"][:1]
+    data["rounds"][0]["turns"] = data["rounds"][0]["turns"][:15]  # a game in progress: quick
+    result = rv.review(data, ["all"], budget=8)
+    thresholds = dict(rv.THRESHOLDS)
+    for seat in result.seats:
+        for d in seat.decisions:
+            assert d.cost >= 0 and d.stderr >= 0 and math.isfinite(d.cost)
+            if d.mark:
+                assert d.cost > rv.Z * d.stderr and d.cost >= thresholds[d.mark]
+            elif d.cost > rv.Z * d.stderr:
+                assert d.cost < thresholds["inaccuracy"]
+        assert math.isclose(sum(seat.round_costs()), seat.total_cost)
+        top = seat.costliest()
+        assert [d.cost for d in top] == sorted((d.cost for d in seat.decisions if d.cost > 0), reverse=True)[:3]
+
+
+def test_humans_by_default_every_seat_when_all_are_bots():
+    data = read_file(RECORD)
+    assert rv.choose_seats(data, None) == [0, 1, 2, 3]
+    data["players"][2].pop("bot")
+    assert rv.choose_seats(data, None) == [2]
+    assert rv.choose_seats(data, ["greedy 2", "3", "greedy 2"]) == [1, 3]
+    with pytest.raises(rv.ReviewError):
+        rv.choose_seats(data, ["7"])
+
+
+def test_cancel_stops_the_review():
+    cancel = threading.Event()
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if done == 2:
+            cancel.set()
+
+    with pytest.raises(rv.Cancelled):
+        rv.review(read_file(RECORD), ["0"], budget=SMALL, progress=progress, cancel=cancel)
+    assert seen[:3] == [0, 1, 2] and len(seen) == 3
+
+
+def test_the_cache_keeps_a_review_and_gives_it_back(tmp_path):
+    data = read_file(RECORD)
+    result = rv.review(data, ["1"], budget=12)
+    path = rv.cache_path(data, None, 12, [1], folder=tmp_path)
+    rv.keep(path, result)
+    assert rv.cached(path).to_json() == result.to_json()
+    path.write_text("{broken", encoding="utf-8")
+    assert rv.cached(path) is None  # a broken cache is made again, never trusted
+
+
+# --- the command line --------------------------------------------------------------------------
+def test_cli_json_matches_the_documented_schema(tmp_path):
+    out = run_review(str(RECORD), "--seat", "greedy 2", "--budget", "12", "--jobs", "1")
+    assert out.returncode == 0 and out.stderr == ""  # not a terminal: no progress bar
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "review.md").read_text(encoding="utf-8")
+    data = json.loads(out.stdout) if out.stdout.startswith("{") else None
+    assert data is None  # without --json, a report in words
+    out = run_review(str(RECORD), "--seat", "1", "--budget", "12", "--jobs", "1", "--json")
+    data = json.loads(out.stdout)
+    fields = set(data) | {k for seat in data["seats"] for k in seat}
+    fields |= {k for seat in data["seats"] for d in seat["decisions"] for k in d}
+    for name in fields:
+        assert f"`{name}`" in doc, f"docs/review.md does not document {name}"
+    seat = data["seats"][0]
+    assert seat["seat"] == 1 and seat["name"] == "greedy 2"
+    assert all(d["mark"] in (None, *rv.MARKS) for d in seat["decisions"])
+    assert set(seat["decisions"][0]["played"]) <= {"card", "to", "family"}
+
+
+def test_cli_keeps_the_review_in_the_data_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    first = run_review(str(RECORD), "--seat", "0", "--budget", "12", "--json")
+    kept = list((tmp_path / "reviews").glob("*.json"))
+    assert len(kept) == 1
+    assert json.loads(kept[0].read_text()) == json.loads(first.stdout)
+    kept[0].write_text(kept[0].read_text().replace('"name": "greedy 1"', '"name": "kept"'))
+    second = run_review(str(RECORD), "--seat", "0", "--budget", "12", "--json")  # read back, not made again
+    assert second.stdout == first.stdout.replace('"name": "greedy 1"', '"name": "kept"')
+
+
+@pytest.mark.parametrize("args, words", [
+    (["{record}", "--seat", "nobody"], "no seat 'nobody'"),
+    (["{broken}"], "not JSON"),
+    (["{record}", "--frobnicate"], "unrecognized arguments"),
+    (["{record}", "--budget", "0"], "must be 1-100000"),
+    (["{missing}"], "cannot read"),
+])
+def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "duckcover-record/1", "players": [', encoding="utf-8")
+    paths = {"record": str(RECORD), "broken": str(broken), "missing": str(tmp_path / "none.json")}
+    out = run_review(*(a.format(**paths) for a in args))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and words in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_progress_bar_redraws_one_line_and_clears_it():
+    import io
+
+    from duckcover.commands.review import ProgressBar
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    bar(0, 4)
+    bar(2, 4)
+    bar.close()
+    frames = stream.getvalue().split("\r")[1:]
+    assert frames[0] == "review  [" + "." * 30 + "]  0/4"
+    assert frames[1] == "review  [" + "#" * 15 + "." * 15 + "]  2/4"
+    assert frames[2] == "\x1b[K" and "\n" not in stream.getvalue()
