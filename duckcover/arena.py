@@ -55,9 +55,13 @@ class ArenaConfig:
     trusted: bool = False  # every bot in the arena's own process (faster; for bots you trust)
 
     def in_process(self, spec: str) -> bool:
+        return self.trusted or self.builtin(spec)
+
+    @staticmethod
+    def builtin(spec: str) -> bool:
         if spec not in _BUILTIN:  # scanning the entry points costs about a millisecond
             _BUILTIN[spec] = is_builtin(spec)
-        return self.trusted or _BUILTIN[spec]
+        return _BUILTIN[spec]
 
     def rules(self) -> Rules:
         return rules_with_variants(list(self.variants))  # NAME or NAME:ROUNDS
@@ -97,7 +101,9 @@ def play_deal(config: ArenaConfig, deal: int, processes: dict[int, BotProcess] |
         seat_of = [(bot + rotation) % n for bot in range(n)]
         at_seat = sorted(range(n), key=lambda bot: seat_of[bot])  # bot index sitting at each seat
         bots = [_seat_bot(config, i, constructor_seed(key, seat), processes) for seat, i in enumerate(at_seat)]
-        referee = Referee(bots, hard_limit=config.hard_limit, key=key, keep_processes=True)
+        # The built-in bots return: called inline, no thread hand-off (see Referee).
+        inline = [config.builtin(config.specs[i]) for i in at_seat]
+        referee = Referee(bots, hard_limit=config.hard_limit, key=key, keep_processes=True, inline=inline)
         game = play_game(bots, rules, seed=seed, names=[config.specs[i] for i in at_seat], referee=referee)
         outcome = game.outcome()
         share = 1 / len(outcome.winners)

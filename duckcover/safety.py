@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import queue
+import select
 import threading
 import time
 from array import array
@@ -39,13 +40,14 @@ from .game import Game, Phase
 from .grid import cover_targets
 from .harness import DecisionRandom, bot_key_for, constructor_seed, decision_key
 from .moves import Move, Turn
-from .sandbox import BotFailure, BotProcess, move_from_data, turn_data, view_data
+from .sandbox import BotFailure, BotProcess, ViewEncoder, move_from_data, turn_data
 from .untrusted import shown
 from .view import PlayerView, grid_view
 
 DEFAULT_HARD_LIMIT = 10.0  # seconds: a decision taking longer is replaced by a fallback
 HARD_FACTOR, GRACE = 2.0, 0.5  # a bot with time_limit t is cut off at HARD_FACTOR * t + GRACE
 PROCESS_LIMIT = 3600.0  # seconds: the cut-off of a bot process even when the Referee sets none
+POLL = 0.05  # seconds between looks at the deadlines while several bot processes think
 REASON_MAX = 120  # characters of a failure's reason
 
 
@@ -218,7 +220,14 @@ class Referee:
     lower it, never raise it. None runs in-process calls inline with no cut-off: exceptions
     and bad answers are still caught, but a bot that never returns then hangs the game
     (trusted bots only). `key` is the game's secret for the bots' randomness (None: derived
-    from the game seed, see duckcover.harness.bot_key_for).
+    from the game seed, see duckcover.harness.bot_key_for). `inline` marks the seats (one bool
+    each) whose bot is known to return, the built-in bots: they are called in this thread
+    even under a limit (a thread hand-off costs more than a cheap bot's decision), and an answer
+    that came after the limit is replaced by a fallback all the same.
+
+    Process bots are asked first and their answers read before any bot in this process runs,
+    each taken as it arrives: a process bot's time is its own round trip, never another bot's
+    thinking.
 
     The hooks (start_game, start_round, observe) take their views when called and run just
     before the next decision (or at `close`), under the same guard, off the caller's clock.
@@ -231,8 +240,11 @@ class Referee:
         fallback: Callable[[Game, int], Move | None] = fallback_move,
         key: bytes | None = None,
         keep_processes: bool = False,
+        inline: Sequence[bool] | None = None,
     ) -> None:
         self.bots = list(bots)
+        self._inline = list(inline) if inline is not None else [False] * len(self.bots)
+        self._encoder = ViewEncoder()  # what repeats from view to view crosses the pipe encoded once
         self.keep_processes = keep_processes  # close() leaves the bot processes to the caller
         self.hard_limit = hard_limit
         self.fallback = fallback
@@ -289,16 +301,17 @@ class Referee:
         step = 1 if game.phase is Phase.PLACE else 0
         self._make_bots(game)
         calls = self._hook_calls()
-        asked = []
+        requests = []  # (seat, message, view text) for the process bots, all encoded before any is sent
         for seat in game.awaiting:
             bot = self.bots[seat]
             if bot is None or (seats is not None and seat not in seats):
                 continue
             if _is_process(bot):
-                if self._ask_process(game, seat, step):
-                    asked.append(seat)
-                else:
+                request = self._process_request(game, seat, step)
+                if request is None:
                     moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process is restarting")
+                else:
+                    requests.append((seat, *request))
                 continue
             if self._busy[seat]:
                 moves[seat] = self._fall_back(game, seat, "still busy with an earlier call that overran")
@@ -312,6 +325,14 @@ class Referee:
             if isinstance(rng, DecisionRandom):
                 rng.reseed(self.key, seat, game.round_index, game.turn_number, step)
             calls.append((seat, bot.choose, (self._private(game.view(seat)),), "choose"))
+        asked = []
+        for seat, message, view in requests:
+            if self._send(seat, message, view):
+                asked.append(seat)
+            else:
+                moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process is restarting")
+        for seat, move in self._process_moves(game, asked):  # before this process's bots: see the class
+            moves[seat] = move
         for seat, ok, value, elapsed, what in self._run(calls):
             if what != "choose":
                 if not ok:
@@ -319,8 +340,6 @@ class Referee:
                 continue
             self.times[seat].append(elapsed)
             moves[seat] = self._accept(game, seat, value) if ok else self._fall_back(game, seat, value)
-        for seat in asked:
-            moves[seat] = self._process_move(game, seat)
         return moves
 
     def flush(self) -> None:
@@ -406,10 +425,10 @@ class Referee:
             elif bot.alive and seat not in self._fresh and seat not in self._given_up:
                 if bot.info and hook not in bot.info.get("hooks", ()):
                     continue
-                message = {"do": hook, "view": view_data(view)}
+                message = {"do": hook}
                 if extra:
                     message["turn"] = turn_data(extra[0])
-                self._send(seat, message)
+                self._send(seat, message, self._encoder.encode(view))
         return calls
 
     def _private(self, view: PlayerView) -> PlayerView:
@@ -439,9 +458,13 @@ class Referee:
         """Yield (seat, ok, value_or_reason, seconds, what) for each call, in order."""
         if not calls:
             return
-        if all(self._limits[seat] is None for seat, *_ in calls):
+        if all(self._limits[seat] is None or self._inline[seat] for seat, *_ in calls):
             for seat, function, args, what in calls:
-                yield (seat, *_call(function, args), what)
+                ok, value, elapsed = _call(function, args)
+                limit = self._limits[seat]
+                if ok and limit is not None and elapsed > limit:  # an inline call cannot be cut off
+                    ok, value = False, f"no answer within the hard limit of {limit:g} s"
+                yield seat, ok, value, elapsed, what
             return
         while calls:
             if self._worker is None:
@@ -475,35 +498,34 @@ class Referee:
         limit = hard_limit_for_seconds(self.bots[seat].bot_time_limit, default)
         return PROCESS_LIMIT if limit is None else min(limit, PROCESS_LIMIT)
 
-    def _send(self, seat: int, message: dict) -> bool:
+    def _send(self, seat: int, message: dict, view: str | None = None) -> bool:
         try:
-            self.bots[seat].request(message, self._process_limit(seat))
+            self.bots[seat].request(message, self._process_limit(seat), view)
         except BotFailure as err:
             self._process_failed(seat, str(err))
             return False
         return True
 
-    def _ask_process(self, game: Game, seat: int, step: int) -> bool:
-        """Send the choose request if the seat's process is ready; False: fall back instead."""
+    def _process_request(self, game: Game, seat: int, step: int) -> tuple[dict, str] | None:
+        """The choose request (message, view text) if the seat's process is ready; None: fall back."""
         bot = self.bots[seat]
         if seat in self._given_up:
-            return False
+            return None
         if not bot.alive:
             if not bot.restart():
                 self._given_up[seat] = f"stopped after {bot.restarts} restarts of its process"
-                return False
+                return None
             self._starting.add(seat)
             self._make_bot(game, seat, restarted=True)
-            return False  # starting: fallback moves meanwhile
+            return None  # starting: fallback moves meanwhile
         if seat in self._starting:
             if not self._drain(game, seat, block=False):
-                return False  # a restarted process still starting
+                return None  # a restarted process still starting
             self._starting.discard(seat)
         if not bot.alive or seat in self._given_up:
-            return False
-        message = {"do": "choose", "view": view_data(game.view(seat)),
-                   "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
-        return self._send(seat, message)
+            return None
+        message = {"do": "choose", "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
+        return message, self._encoder.encode(game.view(seat))
 
     def _make_bots(self, game: Game) -> None:
         """Have every bot process make its bot (before its first hook or decision)."""
@@ -523,9 +545,9 @@ class Referee:
             self._process_failed(seat, str(err))
             return
         if restarted:
-            view = view_data(game.view(seat))
+            view = self._encoder.encode(game.view(seat))
             for hook in ("start_game", "start_round"):
-                self._send(seat, {"do": hook, "view": view})
+                self._send(seat, {"do": hook}, view)
 
     def _drain(self, game: Game | None, seat: int, block: bool = True) -> bool:
         """Read the answers before the last request (hooks, hello); True when none is left."""
@@ -553,7 +575,23 @@ class Referee:
         elif game is not None:
             self._incident(game, seat, f"{what}: {error}")
 
-    def _process_move(self, game: Game, seat: int) -> Move | None:
+    def _process_moves(self, game: Game, seats: list[int]):
+        """Yield (seat, move) for the process seats asked to choose, each read as soon as it comes,
+        so that its time is its own round trip."""
+        pending = list(seats)
+        while len(pending) > 1:
+            for seat in list(pending):
+                move = self._process_move(game, seat, block=False)
+                if move is not _NOT_YET:
+                    pending.remove(seat)
+                    yield seat, move
+            if len(pending) > 1:  # wake when one answers; the deadlines are checked at each look
+                select.select([self.bots[seat] for seat in pending if self.bots[seat].alive], [], [], POLL)
+        for seat in pending:
+            yield seat, self._process_move(game, seat)
+
+    def _process_move(self, game: Game, seat: int, block: bool = True):
+        """The seat's move, or _NOT_YET if `block` is False and its answer has not come."""
         bot = self.bots[seat]
         while True:
             if seat in self._given_up:
@@ -561,7 +599,10 @@ class Referee:
             if not bot.alive or not bot.waiting:
                 return self._fall_back(game, seat, self.failures.get(seat) or "its process stopped")
             try:
-                what, message, elapsed = bot.answer()
+                answer = bot.answer(block=block)
+                if answer is None:
+                    return _NOT_YET
+                what, message, elapsed = answer
             except BotFailure as err:  # the process is stopped: nothing else is waiting
                 self._process_failed(seat, str(err))
                 return self._fall_back(game, seat, str(err))
@@ -580,6 +621,9 @@ class Referee:
     def _process_failed(self, seat: int, reason: str) -> None:
         """The process was stopped (late, died, garbled); a fresh one starts at the seat's next decision."""
         self.failures.setdefault(seat, reason)
+
+
+_NOT_YET = object()  # a process answer that has not come yet
 
 
 def describe(err: BaseException) -> str:
