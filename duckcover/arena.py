@@ -154,7 +154,7 @@ def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:
 
 def run(config: ArenaConfig, jobs: int = 1, progress: Callable[[int], None] | None = None) -> list[DealResult]:
     """Every deal's result, in deal order; `progress(k)` is called as k more deals finish."""
-    chunk = max(1, min(50, config.deals // (jobs * 8) or 1))
+    chunk = chunk_size(config.deals, jobs)
     chunks = [range(start, min(start + chunk, config.deals)) for start in range(0, config.deals, chunk)]
     results: list[DealResult] = []
     for part in _map(_play_chunk, [(config, deals) for deals in chunks], jobs):
@@ -162,6 +162,12 @@ def run(config: ArenaConfig, jobs: int = 1, progress: Callable[[int], None] | No
         if progress:
             progress(len(part))
     return results
+
+
+def chunk_size(deals: int, workers: int) -> int:
+    """Deals per task: about eight tasks per worker, so the last ones finish close together,
+    and at most 50, which is plenty to amortise a chunk's start (its bot processes)."""
+    return max(1, min(50, deals // (workers * 8) or 1))
 
 
 def _map(function, items: list, jobs: int) -> Iterator:
@@ -235,10 +241,11 @@ def rows(specs: Sequence[str]) -> list[BotRow]:
     return list(found.values())
 
 
-def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
-    """The arena's figures as one JSON-ready object (what `duckcover arena --json` prints)."""
+def report(config: ArenaConfig, results: Sequence[DealResult], ran_on: dict | None = None) -> dict:
+    """The arena's figures as one JSON-ready object (what `duckcover arena --json` prints);
+    `ran_on` says where it ran ({"where": "local", "jobs": 2}, or a cluster's description)."""
     players = len(config.specs)
-    return {
+    figures = {
         "deals": config.deals,
         "seatings": players,
         "games": config.deals * players,
@@ -250,6 +257,9 @@ def report(config: ArenaConfig, results: Sequence[DealResult]) -> dict:
         "trusted": config.trusted,
         "bots": [row.to_json(results, players) for row in rows(config.specs)],
     }
+    if ran_on is not None:
+        figures["ran_on"] = ran_on
+    return figures
 
 
 def _round(value: float) -> float | None:
