@@ -8,7 +8,9 @@ the Referee
     process its own GridView objects over copies of the cells, and its own Rules;
   - seeds the bot's rng from the game's secret bot key (never from the game seed);
   - waits at most the hard limit for the answer: a bot in this process runs in a worker thread
-    (daemon); a bot process that overruns is killed and started afresh;
+    (daemon), unless it is known to return (`inline`: the built-in bots), when it is called
+    directly and a late answer is refused afterwards; a bot process that overruns is killed
+    and started afresh;
   - checks the answer: an exception, a malformed value, an illegal move or no answer in time is
     replaced by `fallback_move` (deterministic) and recorded as a `Fallback`.
 

@@ -10,7 +10,9 @@ import time
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from duckcover import sandbox
-from duckcover.arena import ArenaConfig, play_deal
+from array import array
+
+from duckcover.arena import ArenaConfig, play_deal, time_figures
 from duckcover.bot import Bot
 from duckcover.game import CHOOSING, Game, Phase
 from duckcover.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
@@ -18,7 +20,7 @@ from duckcover.safety import Referee, fallback_move
 from duckcover.sandbox import BotProcess, ViewEncoder, view_data
 from duckcover_bots.greedy import GreedyBot
 
-SLOW = 0.15  # seconds the slow bots think per decision
+SLOW = 0.3  # seconds the slow bots think per decision (a loaded machine's round trips take tens of ms)
 DECISIONS = 5  # of the bot under test
 
 PLUGINS = f"""
@@ -73,8 +75,8 @@ def test_a_process_bot_beside_a_slow_bot_in_this_process_is_charged_its_own_time
     for inline in ([False, False], [False, True]):  # the slow bot on a worker thread, then inline
         quick_times = charged([BotProcess(f"{path}:Quick"), SlowInProcess()], 0, inline)
         # The old Referee read the answer after the slow bot had run: at least SLOW each time.
-        assert max(quick_times) < SLOW / 3, (inline, quick_times)
-        assert statistics.median(quick_times) < SLOW / 10, (inline, quick_times)
+        assert max(quick_times) < SLOW / 2, (inline, quick_times)
+        assert statistics.median(quick_times) < SLOW / 6, (inline, quick_times)
     slow_times = charged([BotProcess(f"{path}:Quick"), SlowInProcess()], 1)
     assert min(slow_times) >= SLOW  # and the slow bot is charged its own thinking
 
@@ -90,8 +92,9 @@ def test_of_two_process_bots_the_quick_one_is_not_charged_for_the_slow_one(tmp_p
     finally:
         referee.close()
     assert not referee.fallbacks
-    assert max(referee.times[1]) < SLOW / 3, list(referee.times[1])
-    assert min(referee.times[0]) >= SLOW
+    assert max(referee.times[1]) < SLOW / 2, list(referee.times[1])
+    # The slow one is charged its sleep (its first clock starts when its start-up answer is read: a hair late).
+    assert min(referee.times[0]) >= SLOW * 0.9
 
 
 def views_along_a_game(rules: Rules, seed: int, players: int):
@@ -165,3 +168,16 @@ def test_the_arena_calls_its_built_in_bots_inline(monkeypatch):
     monkeypatch.setattr(GreedyBot, "choose", choose)
     play_deal(ArenaConfig(("greedy", "greedy"), deals=1, seed=2), 0)
     assert seen == {threading.current_thread().name}
+
+
+@given(st.lists(st.lists(st.floats(1e-6, 100.0), max_size=40), max_size=6))
+def test_the_median_and_max_of_decision_times_without_a_list_of_them_all(lists):
+    arrays = [array("f", times) for times in lists]  # as the arena keeps them
+    every = sorted(t for times in arrays for t in times)
+    median, top = time_figures(iter(arrays))
+    if not every:
+        assert (median, top) == (None, None)
+        return
+    assert top == every[-1]
+    upper_middle = every[len(every) // 2]
+    assert abs(median - upper_middle) <= 0.001 * upper_middle
