@@ -5,7 +5,8 @@ either a `Bot` in this process (the built-in bots; any bot when trusted) or a
 `duckcover.sandbox.BotProcess` (every other bot, in a process of its own). For each decision
 the Referee
   - hands the bot a private copy of its view: plain data for a process; for a bot in this
-    process its own GridView objects over copies of the cells, and its own Rules;
+    process its own GridView objects over copies of the cells, and its own Rules (a built-in
+    bot called `inline` gets the engine's read-only view, as on the trusted fast path);
   - seeds the bot's rng from the game's secret bot key (never from the game seed);
   - waits at most the hard limit for the answer: a bot in this process runs in a worker thread
     (daemon), unless it is known to return (`inline`: the built-in bots), when it is called
@@ -223,9 +224,10 @@ class Referee:
     and bad answers are still caught, but a bot that never returns then hangs the game
     (trusted bots only). `key` is the game's secret for the bots' randomness (None: derived
     from the game seed, see duckcover.harness.bot_key_for). `inline` marks the seats (one bool
-    each) whose bot is known to return, the built-in bots: they are called in this thread
-    even under a limit (a thread hand-off costs more than a cheap bot's decision), and an answer
-    that came after the limit is replaced by a fallback all the same.
+    each) whose bot is known to return and to leave its view alone, the built-in bots: they are
+    called in this thread even under a limit (a thread hand-off costs more than a cheap bot's
+    decision), an answer that came after the limit is replaced by a fallback all the same, and
+    they get the engine's read-only view rather than a private copy.
 
     Process bots are asked first and their answers read before any bot in this process runs,
     each taken as it arrives: a process bot's time is its own round trip, never another bot's
@@ -326,7 +328,7 @@ class Referee:
             rng = bot.__dict__.get("rng")
             if isinstance(rng, DecisionRandom):
                 rng.reseed(self.key, seat, game.round_index, game.turn_number, step)
-            calls.append((seat, bot.choose, (self._private(game.view(seat)),), "choose"))
+            calls.append((seat, bot.choose, (self._shown(seat, game.view(seat)),), "choose"))
         asked = []
         for seat, message, view in requests:
             if self._send(seat, message, view):
@@ -423,7 +425,7 @@ class Referee:
         for seat, hook, view, extra in due:
             bot = self.bots[seat]
             if not _is_process(bot):
-                calls.append((seat, getattr(bot, hook), (self._private(view), *extra), hook))
+                calls.append((seat, getattr(bot, hook), (self._shown(seat, view), *extra), hook))
             elif bot.alive and seat not in self._fresh and seat not in self._given_up:
                 if bot.info and hook not in bot.info.get("hooks", ()):
                     continue
@@ -432,6 +434,13 @@ class Referee:
                     message["turn"] = turn_data(extra[0])
                 self._send(seat, message, self._encoder.encode(view))
         return calls
+
+    def _shown(self, seat: int, view: PlayerView) -> PlayerView:
+        """The view a bot in this process is handed: the engine's own (read-only) view for an
+        inline bot, which is built in and trusted not to poke behind it (copying every changed
+        grid for every seat was the Referee's largest cost with cheap bots); a private copy
+        for any other."""
+        return view if self._inline[seat] else self._private(view)
 
     def _private(self, view: PlayerView) -> PlayerView:
         """The view with this seat's own GridView objects (over copies of the cells) and Rules:

@@ -181,3 +181,22 @@ def test_the_median_and_max_of_decision_times_without_a_list_of_them_all(lists):
     assert top == every[-1]
     upper_middle = every[len(every) // 2]
     assert abs(median - upper_middle) <= 0.001 * upper_middle
+
+
+class Keeper(GreedyBot):
+    def choose(self, view):
+        self.seen = view
+        return super().choose(view)
+
+
+def test_only_a_bot_marked_inline_is_handed_the_engines_view_uncopied():
+    game = Game(2, seed=3)
+    bots = [Keeper(), Keeper()]
+    referee = Referee(bots, hard_limit=10.0, inline=[True, False])
+    game.flip()
+    referee.decide(game)
+    engine = game.view(0).grids
+    assert all(mine is theirs for mine, theirs in zip(bots[0].seen.grids, engine))  # built in: no copy needed
+    assert not any(mine is theirs for mine, theirs in zip(bots[1].seen.grids, engine))  # a private copy
+    assert dict(bots[1].seen.grids[0].cells) == dict(engine[0].cells)
+    referee.close()
