@@ -135,8 +135,9 @@ def run(config: ArenaConfig, address: str, progress: Callable[[int], None] | Non
         try:
             with client.as_current():  # as_completed looks for its client there
                 for future in as_completed(futures, timeout=timeout):
-                    start = futures[future]
+                    start = futures.pop(future)  # the last reference but this one: the worker may free it
                     part = future.result()
+                    future.release()
                     if start in by_start:  # a chunk is one future: it cannot come twice, but never count it so
                         continue
                     by_start[start] = part
@@ -163,7 +164,8 @@ class LoopbackCluster:
         self.folder = folder
         self.file = folder / "scheduler.json"
         self.env = {**os.environ, "TMPDIR": str(folder)}  # the workers' copies of file bots land here
-        self.scheduler = self._start("dask_scheduler", "--host", "127.0.0.1", "--port", "0")
+        # Left behind by a killed test, the scheduler ends after 10 idle minutes, its workers 60 s later.
+        self.scheduler = self._start("dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--idle-timeout", "600")
         # --no-nanny: a worker is one process, so killing it (the tests do) loses the worker.
         self.workers = [self._start("dask_worker", "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
                                     "--death-timeout", "60", "--local-directory", str(folder / f"w{i}"))
