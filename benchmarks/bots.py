@@ -12,7 +12,9 @@ game's process: per decision, the time the Referee waits for the answer, and the
 `Referee.decide` call (view to plain data, pipe both ways, answer checked). And the arena's
 throughput (games/s) with that bot in and out of process, and how long a bot process takes
 to start (spawn to hello: the interpreter, the kernel's walls of duckcover.confine, the bot's
-import), which is what a restart after an overrun waits for. The last line is
+import), which is what a restart after an overrun waits for. Then the same greedy in its own
+process beside the expert (in the game's process, seat 1): the time the Referee charges it
+must stay its own round trip, not grow by the expert's thinking. The last line is
 `greedy_process_p50_ms=<n>`: the median wait for a greedy answer from its own process.
 """
 from __future__ import annotations
@@ -44,15 +46,15 @@ def decision_times(spec: str, decisions: int) -> list[float]:
     return times[:decisions]
 
 
-def boundary(decisions: int, out_of_process: bool) -> tuple[list[float], list[float]]:
-    """(answer waits, whole decide calls) in seconds, per decision of seat 0."""
+def boundary(decisions: int, out_of_process: bool, beside: str = "greedy") -> tuple[list[float], list[float]]:
+    """(answer waits, whole decide calls) in seconds, per decision of seat 0; `beside` at seat 1."""
     waits: list[float] = []
     calls: list[float] = []
     first = seat_bot(OUT_OF_PROCESS) if out_of_process else resolve_bot("greedy")
     seed = 0
     try:
         while len(waits) < decisions:
-            bots = [first] + [resolve_bot("greedy") for _ in range(3)]
+            bots = [first, resolve_bot(beside, seed=seed)] + [resolve_bot("greedy") for _ in range(2)]
             referee = Referee(bots, hard_limit=10.0, keep_processes=True)
             decide = referee.decide
 
@@ -136,6 +138,10 @@ def main() -> None:
               f"{statistics.median(calls) * 1000:11.3f} {percentile(calls, 0.9) * 1000:11.3f}")
     print(f"process boundary per decision (median wait, own minus in-process): "
           f"{medians['own process'] - medians['in-process']:.3f} ms")
+    beside_expert = sorted(boundary(max(1, args.decisions // 3), True, beside="expert")[0])
+    print(f"own process, the expert at seat 1: charged p50 {statistics.median(beside_expert) * 1000:.3f} ms, "
+          f"p90 {percentile(beside_expert, 0.9) * 1000:.3f} ms, max {beside_expert[-1] * 1000:.3f} ms "
+          f"({len(beside_expert)} decisions)")
     rates = {trusted: arena_rate(args.deals, trusted) for trusted in (True, False)}
     print(f"arena, {args.deals} deals x 4 seatings, greedy x4 with seat 0 named by module path: "
           f"{rates[True]:.1f} games/s in-process (--trusted), {rates[False]:.1f} games/s with it in its own process")

@@ -5,10 +5,13 @@ either a `Bot` in this process (the built-in bots; any bot when trusted) or a
 `duckcover.sandbox.BotProcess` (every other bot, in a process of its own). For each decision
 the Referee
   - hands the bot a private copy of its view: plain data for a process; for a bot in this
-    process its own GridView objects over copies of the cells, and its own Rules;
+    process its own GridView objects over copies of the cells, and its own Rules (a built-in
+    bot called `inline` gets the engine's read-only view, as on the trusted fast path);
   - seeds the bot's rng from the game's secret bot key (never from the game seed);
   - waits at most the hard limit for the answer: a bot in this process runs in a worker thread
-    (daemon); a bot process that overruns is killed and started afresh;
+    (daemon), unless it is known to return (`inline`: the built-in bots), when it is called
+    directly and a late answer is refused afterwards; a bot process that overruns is killed
+    and started afresh;
   - checks the answer: an exception, a malformed value, an illegal move or no answer in time is
     replaced by `fallback_move` (deterministic) and recorded as a `Fallback`.
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import queue
+import select
 import threading
 import time
 from array import array
@@ -39,13 +43,14 @@ from .game import Game, Phase
 from .grid import cover_targets
 from .harness import DecisionRandom, bot_key_for, constructor_seed, decision_key
 from .moves import Move, Turn
-from .sandbox import BotFailure, BotProcess, move_from_data, turn_data, view_data
+from .sandbox import BotFailure, BotProcess, ViewEncoder, move_from_data, turn_data
 from .untrusted import shown
 from .view import PlayerView, grid_view
 
 DEFAULT_HARD_LIMIT = 10.0  # seconds: a decision taking longer is replaced by a fallback
 HARD_FACTOR, GRACE = 2.0, 0.5  # a bot with time_limit t is cut off at HARD_FACTOR * t + GRACE
 PROCESS_LIMIT = 3600.0  # seconds: the cut-off of a bot process even when the Referee sets none
+POLL = 0.05  # seconds between looks at the deadlines while several bot processes think
 REASON_MAX = 120  # characters of a failure's reason
 
 
@@ -218,7 +223,15 @@ class Referee:
     lower it, never raise it. None runs in-process calls inline with no cut-off: exceptions
     and bad answers are still caught, but a bot that never returns then hangs the game
     (trusted bots only). `key` is the game's secret for the bots' randomness (None: derived
-    from the game seed, see duckcover.harness.bot_key_for).
+    from the game seed, see duckcover.harness.bot_key_for). `inline` marks the seats (one bool
+    each) whose bot is known to return and to leave its view alone, the built-in bots: they are
+    called in this thread even under a limit (a thread hand-off costs more than a cheap bot's
+    decision), an answer that came after the limit is replaced by a fallback all the same, and
+    they get the engine's read-only view rather than a private copy.
+
+    Process bots are asked first and their answers read before any bot in this process runs,
+    each taken as it arrives: a process bot's time is its own round trip, never another bot's
+    thinking.
 
     The hooks (start_game, start_round, observe) take their views when called and run just
     before the next decision (or at `close`), under the same guard, off the caller's clock.
@@ -231,8 +244,11 @@ class Referee:
         fallback: Callable[[Game, int], Move | None] = fallback_move,
         key: bytes | None = None,
         keep_processes: bool = False,
+        inline: Sequence[bool] | None = None,
     ) -> None:
         self.bots = list(bots)
+        self._inline = list(inline) if inline is not None else [False] * len(self.bots)
+        self._encoder = ViewEncoder()  # what repeats from view to view crosses the pipe encoded once
         self.keep_processes = keep_processes  # close() leaves the bot processes to the caller
         self.hard_limit = hard_limit
         self.fallback = fallback
@@ -291,16 +307,17 @@ class Referee:
         step = 1 if game.phase is Phase.PLACE else 0
         self._make_bots(game)
         calls = self._hook_calls()
-        asked = []
+        requests = []  # (seat, message, view text) for the process bots, all encoded before any is sent
         for seat in game.awaiting:
             bot = self.bots[seat]
             if bot is None or (seats is not None and seat not in seats):
                 continue
             if _is_process(bot):
-                if self._ask_process(game, seat, step):
-                    asked.append(seat)
-                else:
+                request = self._process_request(game, seat, step)
+                if request is None:
                     moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process could not be asked")
+                else:
+                    requests.append((seat, *request))
                 continue
             if self._busy[seat]:
                 moves[seat] = self._fall_back(game, seat, "still busy with an earlier call that overran")
@@ -313,7 +330,15 @@ class Referee:
             rng = bot.__dict__.get("rng")
             if isinstance(rng, DecisionRandom):
                 rng.reseed(self.key, seat, game.round_index, game.turn_number, step)
-            calls.append((seat, bot.choose, (self._private(game.view(seat)),), "choose"))
+            calls.append((seat, bot.choose, (self._shown(seat, game.view(seat)),), "choose"))
+        asked = []
+        for seat, message, view in requests:
+            if self._send(seat, message, view):
+                asked.append(seat)
+            else:
+                moves[seat] = self._fall_back(game, seat, self._given_up.get(seat) or "its process could not be asked")
+        for seat, move in self._process_moves(game, asked):  # before this process's bots: see the class
+            moves[seat] = move
         for seat, ok, value, elapsed, what in self._run(calls):
             if what != "choose":
                 if not ok:
@@ -321,8 +346,6 @@ class Referee:
                 continue
             self.times[seat].append(elapsed)
             moves[seat] = self._accept(game, seat, value) if ok else self._fall_back(game, seat, value)
-        for seat in asked:
-            moves[seat] = self._process_move(game, seat)
         return moves
 
     def flush(self) -> None:
@@ -404,15 +427,22 @@ class Referee:
         for seat, hook, view, extra in due:
             bot = self.bots[seat]
             if not _is_process(bot):
-                calls.append((seat, getattr(bot, hook), (self._private(view), *extra), hook))
+                calls.append((seat, getattr(bot, hook), (self._shown(seat, view), *extra), hook))
             elif bot.alive and seat not in self._fresh and seat not in self._given_up:
                 if bot.info and hook not in bot.info.get("hooks", ()):
                     continue
-                message = {"do": hook, "view": view_data(view)}
+                message = {"do": hook}
                 if extra:
                     message["turn"] = turn_data(extra[0])
-                self._send(seat, message)
+                self._send(seat, message, self._encoder.encode(view))
         return calls
+
+    def _shown(self, seat: int, view: PlayerView) -> PlayerView:
+        """The view a bot in this process is handed: the engine's own (read-only) view for an
+        inline bot, which is built in and trusted not to poke behind it (copying every changed
+        grid for every seat was the Referee's largest cost with cheap bots); a private copy
+        for any other."""
+        return view if self._inline[seat] else self._private(view)
 
     def _private(self, view: PlayerView) -> PlayerView:
         """The view with this seat's own GridView objects (over copies of the cells) and Rules:
@@ -441,9 +471,13 @@ class Referee:
         """Yield (seat, ok, value_or_reason, seconds, what) for each call, in order."""
         if not calls:
             return
-        if all(self._limits[seat] is None for seat, *_ in calls):
+        if all(self._limits[seat] is None or self._inline[seat] for seat, *_ in calls):
             for seat, function, args, what in calls:
-                yield (seat, *_call(function, args), what)
+                ok, value, elapsed = _call(function, args)
+                limit = self._limits[seat]
+                if ok and limit is not None and elapsed > limit:  # an inline call cannot be cut off
+                    ok, value = False, f"no answer within the hard limit of {limit:g} s"
+                yield seat, ok, value, elapsed, what
             return
         while calls:
             if self._worker is None:
@@ -477,16 +511,16 @@ class Referee:
         limit = hard_limit_for_seconds(self.bots[seat].bot_time_limit, default)
         return PROCESS_LIMIT if limit is None else min(limit, PROCESS_LIMIT)
 
-    def _send(self, seat: int, message: dict) -> bool:
+    def _send(self, seat: int, message: dict, view: str | None = None) -> bool:
         try:
-            self.bots[seat].request(message, self._process_limit(seat))
+            self.bots[seat].request(message, self._process_limit(seat), view)
         except BotFailure as err:
             self._process_failed(seat, str(err))
             return False
         return True
 
-    def _ask_process(self, game: Game, seat: int, step: int) -> bool:
-        """Send the choose request if the seat has a process; False: fall back instead.
+    def _process_request(self, game: Game, seat: int, step: int) -> tuple[dict, str] | None:
+        """The choose request (message, view text) if the seat has a process; None: fall back.
 
         A replacement process (started as soon as the last one failed) makes its bot here, and
         the answer is read after its hello, new bot and hooks, each within its own limit: a bot
@@ -496,15 +530,14 @@ class Referee:
         if seat not in self._given_up and not bot.alive:
             self._replace(seat)
         if seat in self._given_up or not bot.alive:
-            return False
+            return None
         if seat in self._starting:
             self._starting.discard(seat)
             self._make_bot(game, seat, restarted=True)
             if seat in self._given_up or not bot.alive:
-                return False
-        message = {"do": "choose", "view": view_data(game.view(seat)),
-                   "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
-        return self._send(seat, message)
+                return None
+        message = {"do": "choose", "rng": decision_key(self.key, seat, game.round_index, game.turn_number, step)}
+        return message, self._encoder.encode(game.view(seat))
 
     def _replace(self, seat: int) -> None:
         """Start the seat's next process at once, so it loads while the game goes on."""
@@ -534,9 +567,9 @@ class Referee:
             self._process_failed(seat, str(err))
             return
         if restarted:
-            view = view_data(game.view(seat))
+            view = self._encoder.encode(game.view(seat))
             for hook in ("start_game", "start_round"):
-                self._send(seat, {"do": hook, "view": view})
+                self._send(seat, {"do": hook}, view)
 
     def _drain(self, game: Game | None, seat: int, block: bool = True) -> bool:
         """Read the answers before the last request (hooks, hello); True when none is left."""
@@ -564,7 +597,23 @@ class Referee:
         elif game is not None:
             self._incident(game, seat, f"{what}: {error}")
 
-    def _process_move(self, game: Game, seat: int) -> Move | None:
+    def _process_moves(self, game: Game, seats: list[int]):
+        """Yield (seat, move) for the process seats asked to choose, each read as soon as it comes,
+        so that its time is its own round trip."""
+        pending = list(seats)
+        while len(pending) > 1:
+            for seat in list(pending):
+                move = self._process_move(game, seat, block=False)
+                if move is not _NOT_YET:
+                    pending.remove(seat)
+                    yield seat, move
+            if len(pending) > 1:  # wake when one answers; the deadlines are checked at each look
+                select.select([self.bots[seat] for seat in pending if self.bots[seat].alive], [], [], POLL)
+        for seat in pending:
+            yield seat, self._process_move(game, seat)
+
+    def _process_move(self, game: Game, seat: int, block: bool = True):
+        """The seat's move, or _NOT_YET if `block` is False and its answer has not come."""
         bot = self.bots[seat]
         while True:
             if seat in self._given_up:
@@ -572,7 +621,10 @@ class Referee:
             if not bot.alive or not bot.waiting:
                 return self._fall_back(game, seat, self.failures.get(seat) or "its process stopped")
             try:
-                what, message, elapsed = bot.answer()
+                answer = bot.answer(block=block)
+                if answer is None:
+                    return _NOT_YET
+                what, message, elapsed = answer
             except BotFailure as err:  # the process is stopped: nothing else is waiting
                 self._process_failed(seat, str(err))
                 return self._fall_back(game, seat, str(err))
@@ -592,6 +644,9 @@ class Referee:
         """The process was stopped (late, died, garbled); its replacement starts now."""
         self.failures.setdefault(seat, reason)
         self._replace(seat)
+
+
+_NOT_YET = object()  # a process answer that has not come yet
 
 
 def describe(err: BaseException) -> str:

@@ -62,29 +62,69 @@ def turn_data(turn) -> dict:
 
 def view_data(view) -> dict:
     """A PlayerView as plain JSON-ready data (the protocol's `view`)."""
+    return {**_own_view_data(view), "rules": view.rules.to_json(), "grids": [grid_data(grid) for grid in view.grids],
+            "history": [turn_data(t) for t in view.history]}
+
+
+def grid_data(grid) -> list:
+    return [[x, y, [card_data(c) for c in stack]] for (x, y), stack in grid.cells.items()]
+
+
+def _own_view_data(view) -> dict:
+    """The view's fields but those ViewEncoder encodes once (rules, grids, history)."""
     return {
         "seat": view.seat,
         "names": list(view.names),
-        "rules": view.rules.to_json(),
         "round_index": view.round_index,
         "rounds": view.rounds,
         "captain": view.captain,
         "phase": view.phase.value,
         "call": {"kind": view.call.kind, "options": list(view.call.options)},
         "flips": list(view.flips),
-        "grids": [
-            [[x, y, [card_data(c) for c in stack]] for (x, y), stack in grid.cells.items()] for grid in view.grids
-        ],
         "captain_pile_top": view.captain_pile_top,
         "discard": list(view.discard),
         "discard_limit": view.discard_limit,
         "draw_size": view.draw_size,
         "totals": list(view.totals),
         "round_scores": [list(s) for s in view.round_scores],
-        "history": [turn_data(t) for t in view.history],
         "candidates": [[card_data(c), None if cell is None else list(cell)] for c, cell in view.candidates],
         "received": None if view.received is None else [card_data(view.received[0]), view.received[1]],
     }
+
+
+class ViewEncoder:
+    """view_data(view) as compact JSON text, encoding each rules, grid and history turn once.
+
+    The engine shares these objects between views (a grid is replaced when it changes, the
+    history only grows), so a view costs the encoding of what changed plus a join; every
+    process bot at the table and every request of a turn reuse the same texts.
+    """
+
+    MAX_KEPT = 4096  # texts kept; past that the cache starts afresh (a very long session)
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[object, str]] = {}  # id -> (the object, kept so the id stays its, text)
+
+    def _text(self, item, to_data) -> str:
+        kept = self._texts.get(id(item))
+        if kept is None or kept[0] is not item:
+            if len(self._texts) >= self.MAX_KEPT:
+                self._texts.clear()
+            kept = self._texts[id(item)] = (item, _compact(to_data(item)))
+        return kept[1]
+
+    def encode(self, view) -> str:
+        text = self._text
+        return "".join((
+            _compact(_own_view_data(view))[:-1],
+            ',"rules":', text(view.rules, lambda rules: rules.to_json()),
+            ',"grids":[', ",".join(text(grid, grid_data) for grid in view.grids),
+            '],"history":[', ",".join(text(turn, turn_data) for turn in view.history), "]}",
+        ))
+
+
+def _compact(data) -> str:
+    return json.dumps(data, separators=(",", ":"))
 
 
 def _card(data):
@@ -450,10 +490,18 @@ class BotProcess:
         """Requests sent whose answer has not been read."""
         return len(self._pending)
 
-    def request(self, message: dict, limit: float) -> None:
+    def fileno(self) -> int:
+        """The end answers are read from (to wait on several processes at once with select)."""
+        return self._read_fd
+
+    def request(self, message: dict, limit: float, view: str | None = None) -> None:
+        """Send `message`; `view`, already JSON (ViewEncoder), goes in as its "view"."""
         if not self.alive:
             raise BotFailure("its process has stopped")
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        text = _compact(message)
+        if view is not None:
+            text = f'{text[:-1]},"view":{view}}}'
+        data = (text + "\n").encode()
         self._pending.append((message["do"], time.monotonic(), limit))
         deadline = time.monotonic() + limit
         while data:

@@ -1,5 +1,6 @@
 """The arena: duplicate deals, reproducible figures for any --jobs, the --json shape, bad options."""
 import json
+import sys
 
 import pytest
 
@@ -21,6 +22,7 @@ class Crashing(Bot):
 
 def without_timings(figures):
     figures = json.loads(json.dumps(figures))
+    figures.pop("ran_on", None)  # where it ran: --jobs
     for row in figures["bots"]:
         row.pop("decision_ms")
     return figures
@@ -215,3 +217,20 @@ def test_the_table_says_why_the_referee_played_for_a_bot(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "why the Referee played for a bot" in out
     assert "crashing.py" in out and "raised" in out
+
+
+def test_cluster_without_dask_is_one_line_and_status_2(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed: importing it fails
+    status = main(["arena", "--bot", "greedy", "--bot", "random", "--games", "1", "--cluster", "tcp://127.0.0.1:8786"])
+    err = capsys.readouterr().err
+    assert status == 2 and err == "duckcover arena: --cluster needs Dask distributed: pip install 'duckcover[cluster]'\n"
+
+
+def test_cluster_and_jobs_do_not_go_together(capsys):
+    status = main(["arena", "--bot", "greedy", "--bot", "random", "--jobs", "2", "--cluster", "tcp://127.0.0.1:8786"])
+    assert status == 2 and "--jobs is for a run on this machine" in capsys.readouterr().err
+
+
+def test_the_json_says_where_it_ran(capsys):
+    figures = arena_json(capsys, "--bot", "greedy", "--bot", "random", "--games", "1", "--seed", "1", "--jobs", "2")
+    assert figures["ran_on"] == {"where": "local", "jobs": 2}

@@ -8,6 +8,7 @@ from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
 from ..arena import ArenaConfig, report, run as run_arena
+from ..cluster import ClusterError
 from ..errors import RulesError
 from ..harness import new_seed
 from ..plugins import BotLoadError, is_builtin, resolve_bot
@@ -29,6 +30,8 @@ def add_parser(sub) -> None:
     parser.add_argument("--seed", type=int, default=None,
                         help="arena seed: same seed, same deals, same numbers (default: 128 random bits, printed)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (1)")
+    parser.add_argument("--cluster", default=None, metavar="ADDRESS",
+                        help="run the deals on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs duckcover[cluster]; docs/arena.md)")
     parser.add_argument("--budget", type=int, default=None, metavar="N", help="think budget (iterations) for every bot")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SEC",
                         help="wall time per decision each bot should keep to")
@@ -51,6 +54,8 @@ def config_from(args) -> ArenaConfig:
         raise ValueError("--games must be at least 1")
     if args.jobs < 1:
         raise ValueError("--jobs must be at least 1")
+    if args.cluster is not None and args.jobs != 1:
+        raise ValueError("--jobs is for a run on this machine; on a cluster its workers are the jobs")
     if args.budget is not None and args.budget < 1:
         raise ValueError("--budget must be at least 1")
     if args.time_limit is not None and not args.time_limit > 0:
@@ -89,11 +94,12 @@ def run(args) -> int:
         except ValueError as err:
             print(f"duckcover arena: {shown(err, 400)}", file=sys.stderr)
             return 2
-        if show_progress:
-            results = _with_progress(config, args.jobs)
-        else:
-            results = run_arena(config, args.jobs)
-    figures = report(config, results)
+        try:
+            results, ran_on = _with_progress(config, args) if show_progress else _play(config, args, None)
+        except ClusterError as err:
+            print(f"duckcover arena: {shown(err, 400)}", file=sys.stderr)
+            return 2
+    figures = report(config, results, ran_on)
     if args.json:
         sys.stdout.write(json.dumps(figures, indent=1) + "\n")
     else:
@@ -118,14 +124,23 @@ def _quiet_stdout():
         os.close(saved)
 
 
-def _with_progress(config: ArenaConfig, jobs: int):
+def _play(config: ArenaConfig, args, progress) -> tuple[list, dict]:
+    """The deals' results and where they ran: on this machine, or on the cluster."""
+    if args.cluster is None:
+        return run_arena(config, args.jobs, progress=progress), {"where": "local", "jobs": args.jobs}
+    from ..cluster import run as run_on_cluster  # Dask is imported there, only when asked for
+
+    return run_on_cluster(config, args.cluster, progress=progress)
+
+
+def _with_progress(config: ArenaConfig, args):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("arena", total=config.deals)
-        return run_arena(config, jobs, progress=lambda done: bar.advance(task, done))
+        return _play(config, args, lambda done: bar.advance(task, done))
 
 
 def print_table(figures: dict) -> None:
