@@ -109,7 +109,9 @@ async def test_the_table_shows_hostile_names_as_text(tmp_path):
     names = ["[/]", "a[/]", "[b]Gwen[/b]"]  # the first Captain (seat 0 here) is named in the prompt
     app = create_app(watch_options(tmp_path, names, speed="slow"))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, TableScreen) and "flips" in screen_text(app), limit=3000)
+        # "... (Captain) is flipping": the prompt names the first Captain, a hostile name.
+        await settle(pilot, lambda: isinstance(app.screen, TableScreen) and "is flipping" in screen_text(app),
+                     limit=3000)
         assert_safe(screen_text(app), names, "table")
 
 
