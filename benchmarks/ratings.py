@@ -78,19 +78,19 @@ def recompute(games: int, repeat: int) -> None:
     print(f"ratings_recompute_s={best:.3f}")
 
 
-def rated_arena(specs: list[str], deals: int, seed: int):
+def rated_arena(specs: list[str], deals: int, seed: int, jobs: int = 1):
     from duckcover.arena import ArenaConfig, rate, run
 
     config = ArenaConfig(tuple(specs), deals=deals, seed=seed)
     start = time.perf_counter()
-    results = run(config, progress=lambda done: None)
+    results = run(config, jobs=jobs, progress=lambda done: None)
     print(f"{deals} deals x {len(specs)} seatings = {deals * len(specs)} games in {time.perf_counter() - start:.0f} s "
           f"(seed {seed})")
     return results, rate(config, results)
 
 
-def arena(specs: list[str], deals: int, seed: int) -> None:
-    _, board = rated_arena(specs, deals, seed)
+def arena(specs: list[str], deals: int, seed: int, jobs: int = 1) -> None:
+    _, board = rated_arena(specs, deals, seed, jobs)
     for spec in specs:
         r = board[spec].rating
         print(f"{spec:10} mu {r.mu:7.2f}  sigma {r.sigma:5.2f}  interval [{r.mu - 3 * r.sigma:7.2f}, "
@@ -126,9 +126,10 @@ def main() -> None:
     parser.add_argument("--ladder", type=int, metavar="DEALS")
     parser.add_argument("--bots", default="expert,greedy,random")
     parser.add_argument("--seed", type=int, default=400)
+    parser.add_argument("--jobs", type=int, default=1, help="arena processes (the results do not depend on it)")
     args = parser.parse_args()
     if args.arena:
-        arena(args.bots.split(","), args.arena, args.seed)
+        arena(args.bots.split(","), args.arena, args.seed, args.jobs)
     elif args.ladder:
         ladder(args.ladder, args.seed)
     else:
