@@ -143,5 +143,14 @@ async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0,
     await asyncio.wait_for(asyncio.gather(*(run(c) for c in clients)), timeout)
 
 
+async def join(server, name: str, key: str | None = None) -> ProtocolClient:
+    """A protocol client logged in to the in-process `server` as `name` (with `key`), welcomed."""
+    from duckcover.net.server import Identity
+
+    client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key)))
+    await client.until("welcome")
+    return client
+
+
 def carried(raw: list[bytes], text: str) -> bool:
     return any(text in json.dumps(json.loads(line)) for line in raw)

@@ -30,7 +30,7 @@ from duckcover.net.server import CODE_PREFIX, TABLES_PER_NAME, Identity, TableSe
 from duckcover.net.sshfront import (CLIENT_ADDRESS_SPACE, MAX_COLUMNS, MAX_ROWS, clamped_size, safe_term,
                                     source_of, visible_name)
 
-from serve_helpers import Guest, ProtocolClient, carried, play_until
+from serve_helpers import Guest, ProtocolClient, carried, join, play_until
 from test_serve_ssh import connect, game_session, read_until, start_server, stop
 
 LINUX = sys.platform.startswith("linux")
@@ -45,12 +45,6 @@ async def server(tmp_path):
     await srv.start(srv.sock)
     yield srv
     await srv.close()
-
-
-async def join(server, name: str, key: str | None = None) -> ProtocolClient:
-    client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key)))
-    await client.until("welcome")
-    return client
 
 
 async def ann_and_ben_at_a_started_table(server, seed=None):

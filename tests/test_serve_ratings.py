@@ -13,7 +13,7 @@ from duckcover.app.remote import LobbyScreen, RemoteApp, WaitingScreen
 from duckcover.net.server import Identity, TableServer
 from duckcover.ratings import RatedGame, account_key
 
-from serve_helpers import ProtocolClient, play_until
+from serve_helpers import ProtocolClient, join, play_until
 
 SIZE = (80, 24)
 
@@ -26,12 +26,6 @@ async def server(tmp_path):
     await srv.start(srv.sock)
     yield srv
     await srv.close()
-
-
-async def join(server, name: str, key: str | None = None) -> ProtocolClient:
-    client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key)))
-    await client.until("welcome")
-    return client
 
 
 async def play_a_table(server, create: dict) -> list[ProtocolClient]:

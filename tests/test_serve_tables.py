@@ -11,10 +11,10 @@ import pytest
 from duckcover import stats, storage
 from duckcover.cards import flip_name
 from duckcover.net import protocol as p
-from duckcover.net.server import Identity, TableServer, login_identity
+from duckcover.net.server import TableServer, login_identity
 from duckcover.record import replay
 
-from serve_helpers import ProtocolClient, carried, play_until
+from serve_helpers import carried, join, play_until
 
 
 @pytest.fixture
@@ -25,12 +25,6 @@ async def server(tmp_path):
     srv.sock = sock
     yield srv
     await srv.close()
-
-
-async def join(server, name: str, key: str | None = None) -> ProtocolClient:
-    client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key)))
-    await client.until("welcome")
-    return client
 
 
 async def seated_table(server, names, seats, seed=7):
