@@ -208,6 +208,17 @@ def expert():
     return resolve_bot("expert", seed=0)
 
 
+def move_notation(move: Move | None, compact: bool = False) -> str:
+    """A move in the review's words: '-' for none, the card alone when it has no cell, else
+    card->column,row; `compact` (a screen's narrow column) drops the parentheses."""
+    if move is None:
+        return "-"
+    if move.to is None:
+        return str(move.card.number)
+    cell = f"{move.to[0]},{move.to[1]}"
+    return f"{move.card.number}\u2192{cell if compact else f'({cell})'}"
+
+
 def mark_of(cost: float, stderr: float) -> str | None:
     if cost <= Z * stderr:
         return None  # the expert cannot tell it apart from its best move

@@ -16,9 +16,11 @@ from duckcover.arena import ArenaConfig, play_deal, time_figures
 from duckcover.bot import Bot
 from duckcover.game import CHOOSING, Game, Phase
 from duckcover.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
-from duckcover.safety import Referee, fallback_move
+from duckcover.safety import Referee
 from duckcover.sandbox import BotProcess, ViewEncoder, view_data
 from duckcover_bots.greedy import GreedyBot
+
+from test_bot_protocol import views_along_a_game
 
 SLOW = 0.3  # seconds the slow bots think per decision (a loaded machine's round trips take tens of ms)
 DECISIONS = 5  # of the bot under test
@@ -97,16 +99,6 @@ def test_of_two_process_bots_the_quick_one_is_not_charged_for_the_slow_one(tmp_p
     assert min(referee.times[0]) >= SLOW * 0.9
 
 
-def views_along_a_game(rules: Rules, seed: int, players: int):
-    game = Game(players, rules, seed=seed)
-    while not game.over:
-        if game.phase is Phase.ROUND_OVER:
-            game.start_round()
-        game.flip()
-        while game.phase in CHOOSING:
-            for seat in range(game.n):
-                yield game.view(seat)
-            game.play([fallback_move(game, seat) for seat in range(game.n)])
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -21,8 +21,9 @@ def plain(view):
     return view._replace(grids=tuple(dict(grid.cells) for grid in view.grids))
 
 
-def views_along_a_game(rules, seed):
-    game = Game(4, rules, seed=seed)
+def views_along_a_game(rules, seed, players: int = 4):
+    """Every seat's view at every choice of one game played with fallback moves."""
+    game = Game(players, rules, seed=seed)
     while not game.over:
         if game.phase is Phase.ROUND_OVER:
             game.start_round()

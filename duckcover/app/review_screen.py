@@ -38,11 +38,7 @@ GRID_MARKS = {"played": ("review.grid.played", "x"), "best": ("review.grid.best"
 
 
 def move_words(move) -> str:
-    if move is None:
-        return "-"
-    if move.to is None:
-        return str(move.card.number)
-    return f"{move.card.number}\u2192{move.to[0]},{move.to[1]}"
+    return rv.move_notation(move, compact=True)
 
 
 def mark_words(mark: str | None) -> str:

@@ -123,8 +123,6 @@ def decision_line(d) -> str:
 
 
 def move_text(move) -> str:
-    if move is None:
-        return "-"
-    if move.to is None:
-        return str(move.card.number)
-    return f"{move.card.number}\u2192({move.to[0]},{move.to[1]})"
+    from ..review import move_notation
+
+    return move_notation(move)
