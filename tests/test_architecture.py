@@ -28,7 +28,7 @@ ENGINE = {
 }
 PLAYERS = {
     "duckcover.arena", "duckcover.bot", "duckcover.difficulty", "duckcover.harness",
-    "duckcover.plugins", "duckcover.safety", "duckcover.sandbox",
+    "duckcover.plugins", "duckcover.safety", "duckcover.sandbox", "duckcover.players", "duckcover.players.table",
 }
 SAVES = {"duckcover.paths", "duckcover.record", "duckcover.settings", "duckcover.stats", "duckcover.storage"}
 # Above the app: they start it.

@@ -1,0 +1,199 @@
+"""The turn, once: gather every seat's choice in private, then reveal them together.
+
+Local play, pass-and-play, the watch mode and the server all play their turns through one
+`Table`. It owns the views fixed when a choice opens (every seat decides from the table as it
+was before anyone's move), the private choices, readiness, the resolve (the joint move applied
+to the engine), and the fallbacks: a seat whose time ran out gets the stand-in move, a human
+seat a bot plays while its player is away is marked as such. Whoever shows the table (a
+Textual screen, a server broadcasting to clients) listens to its events.
+
+How bots are run is a parameter: `decide(game, seats)` answers for some seats (a Referee, in
+this process or in a sandboxed one), and `run(work, done)` decides where that work happens:
+at once (`run_inline`), in a thread, or in an asyncio executor. Time limits belong to the host
+(its clock): it calls `time_up()` when a choice's time is over.
+
+Nothing here imports the app or the network: only the engine and the referee.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from ..errors import IllegalMoveError
+from ..game import CHOOSING, Game, Phase
+from ..moves import Move, Turn
+from ..view import PlayerView
+
+T = TypeVar("T")
+Runner = Callable[[Callable[[], Any], Callable[[Any], None]], None]
+Decider = Callable[[Game, list[int]], Sequence]  # moves indexed by seat (a list or a dict)
+
+# Who made a seat's choice (the `by` of `Chosen`).
+BY_PLAYER = "player"  # the seat's own player (or its own bot)
+BY_STANDIN = "standin"  # a bot, for a human seat whose player is away
+BY_TIME = "time"  # the fallback move: the seat's time ran out
+
+
+# --- events, in the order a turn makes them -----------------------------------------------------
+class Flipped(NamedTuple):
+    codes: tuple[int, ...]  # every card flipped for this call
+    resolved: bool  # nobody could play: the turn resolved at the flip
+
+
+class ChoiceOpened(NamedTuple):
+    number: int  # counts the choices of the game: an answer for an older one is ignored
+    seats: tuple[int, ...]  # the seats that choose
+
+
+class Chosen(NamedTuple):
+    seat: int
+    by: str  # BY_PLAYER, BY_STANDIN or BY_TIME
+
+
+class Revealed(NamedTuple):
+    moves: list  # Move | None per seat
+    turn: Turn | None  # None after low-blows gifts: the placing follows
+    phase: Phase  # the phase the moves were chosen in
+    standins: list[int]  # seats whose move a stand-in bot chose
+
+
+Event = Flipped | ChoiceOpened | Chosen | Revealed
+NOTHING_TO_CHOOSE = "nothing"  # refusals `choose` returns (the host says them in its own words)
+NOT_LEGAL = "illegal"
+
+
+def run_inline(work: Callable[[], T], done: Callable[[T], None]) -> None:
+    """Bots decide at once, in the caller's thread (tests, scripts, the arena's way)."""
+    done(work())
+
+
+class Table:
+    """One game's turns. `is_human(seat)`: the seat has a player (not a bot) of its own;
+    `bot_plays(seat)`: a bot decides for it now (by default the bot seats; a server adds the
+    human seats whose player has been away too long)."""
+
+    def __init__(self, game: Game, *, is_human: Callable[[int], bool],
+                 bot_plays: Callable[[int], bool] | None = None, decide: Decider | None = None,
+                 run: Runner = run_inline, seat_by_seat: bool = False) -> None:
+        self.game = game
+        self.is_human = is_human
+        self.bot_plays = bot_plays or (lambda seat: not is_human(seat))
+        self.decide = decide
+        self.run = run
+        self.seat_by_seat = seat_by_seat  # each bot asked on its own: a slow one holds up nobody else
+        self.views: dict[int, PlayerView] = {}
+        self.chosen: dict[int, Move | None] = {}  # never shown to anyone before the reveal
+        self.before: list[dict] = []  # every grid as the choice opened (what a move is told against)
+        self.number = 0
+        self.gifts: list | None = None  # low blows: the gifts given, until the placing resolves
+        self.standins: list[tuple[int, int, int]] = []  # (seat, round, turn) a bot chose for
+        self.timeouts: list[tuple[int, int, int]] = []  # (seat, round, turn) the time ran out for
+        self.listeners: list[Callable[[Event], None]] = []
+
+    # --- who listens --------------------------------------------------------------------------
+    def listen(self, listener: Callable[[Event], None]) -> None:
+        self.listeners.append(listener)
+
+    def emit(self, event: Event) -> None:
+        for listener in list(self.listeners):
+            listener(event)
+
+    # --- the turn -----------------------------------------------------------------------------
+    def flip(self, *codes: int | None) -> Flipped:
+        """The Captain flips (the cards named: a mirror of a table elsewhere)."""
+        game = self.game
+        game.flip(*codes)
+        event = Flipped(tuple(game.flips), game.phase not in CHOOSING)
+        self.emit(event)
+        return event
+
+    def open_choice(self) -> ChoiceOpened:
+        """Fix the views every choosing seat decides from, before anyone's move applies."""
+        game = self.game
+        self.views = {seat: game.view(seat) for seat in game.awaiting}
+        self.chosen = {}
+        self.before = [dict(game.grid(seat)) for seat in range(game.n)]
+        self.number += 1
+        event = ChoiceOpened(self.number, tuple(self.views))
+        self.emit(event)
+        return event
+
+    def waiting(self) -> list[int]:
+        """The seats still to choose."""
+        return [seat for seat in self.views if seat not in self.chosen]
+
+    def ready(self) -> bool:
+        return bool(self.views) and all(seat in self.chosen for seat in self.views)
+
+    def choose(self, seat: int, move: Move | None, *, checked: bool = False, by: str = BY_PLAYER) -> str | None:
+        """A seat's choice, kept private: None, or why it is refused (NOTHING_TO_CHOOSE, NOT_LEGAL)."""
+        view = self.views.get(seat)
+        if view is None or seat in self.chosen:
+            return NOTHING_TO_CHOOSE
+        if not checked and not view.is_legal(move):
+            return NOT_LEGAL
+        self.chosen[seat] = move
+        self.emit(Chosen(seat, by))
+        return None
+
+    def refusal(self, seat: int, move: Move | None) -> IllegalMoveError | None:
+        """Why the rules refuse `move` for `seat` (the engine's own error), or None."""
+        try:
+            self.game.check(seat, move)
+        except IllegalMoveError as err:
+            return err
+        return None
+
+    # --- bots -----------------------------------------------------------------------------------
+    def bots_to_ask(self) -> list[int]:
+        return [seat for seat in self.waiting() if self.bot_plays(seat)]
+
+    def ask_bots(self, seats: Sequence[int] | None = None) -> None:
+        """Ask the bots for `seats` (default: every seat a bot plays that has not chosen) through
+        `run`; their answers count only while this choice is still open."""
+        seats = list(self.bots_to_ask() if seats is None else seats)
+        if not seats or self.decide is None:
+            return
+        number, game, decide = self.number, self.game, self.decide
+        for group in ([[seat] for seat in seats] if self.seat_by_seat else [seats]):
+            self.run(lambda group=group: decide(game, group),
+                     lambda moves, group=group: self.answer(number, group, moves))
+
+    def answer(self, number: int, seats: Sequence[int], moves: Sequence) -> None:
+        """Bots' moves for `seats` (indexed by seat), for the choice `number`. A human seat's move
+        made by a bot is a stand-in's, and marked so."""
+        if number != self.number:
+            return  # an answer for a choice already over
+        game = self.game
+        for seat in seats:
+            if seat in self.chosen or seat not in self.views:
+                continue
+            by = BY_PLAYER
+            if self.is_human(seat):  # the player is away: the log and the record say so
+                self.standins.append((seat, game.round_index, game.turn_number))
+                by = BY_STANDIN
+            self.choose(seat, moves[seat], checked=True, by=by)
+
+    def time_up(self) -> None:
+        """The choice's time is over: every seat a human still owes gets the fallback move."""
+        from ..safety import fallback_move
+
+        game = self.game
+        for seat in [s for s in self.waiting() if not self.bot_plays(s)]:
+            self.timeouts.append((seat, game.round_index, game.turn_number))
+            self.choose(seat, fallback_move(game, seat), checked=True, by=BY_TIME)
+
+    # --- the reveal -----------------------------------------------------------------------------
+    def resolve(self) -> Revealed:
+        """Play the joint move. After low-blows gifts the reveal has no turn: placing follows."""
+        game = self.game
+        phase = game.phase
+        moves = [self.chosen.get(seat) for seat in range(game.n)]
+        now = (game.round_index, game.turn_number)
+        standins = sorted(seat for seat, r, n in self.standins if (r, n) == now)
+        turn = game.play(moves)
+        self.views, self.chosen = {}, {}
+        self.gifts = moves if phase is Phase.GIFT else None
+        event = Revealed(moves, None if phase is Phase.GIFT else turn, phase, standins)
+        self.emit(event)
+        return event
