@@ -24,6 +24,8 @@ from .. import difficulty
 from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
+from ..players.table import BY_TIME, NOT_LEGAL, Chosen, Event, Flipped, Revealed
+from ..players.table import Table as Turns
 from ..record import RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, replay, to_record
 from ..rules import ARTISTS_PACK, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
@@ -112,19 +114,71 @@ class Table:
     seed: int
     server: "TableServer"
     game: Game | None = None
+    turns: Turns | None = None  # the game's turns (players.table): views, private choices, the reveal
     watchers: set = field(default_factory=set)
-    views: dict = field(default_factory=dict)  # seat -> PlayerView fixed when the choice opened
-    chosen: dict = field(default_factory=dict)  # seat -> Move | None (never sent before the reveal)
-    gifts: list | None = None  # low blows: the gifts given this turn, until the placing resolves
-    choice_no: int = 0
     deadline: float | None = None  # monotonic time the current human choice or flip ends
     timer: asyncio.TimerHandle | None = None
     referees: list = field(default_factory=list)  # one per seat: a slow bot holds up nobody else's call
-    fallbacks: list = field(default_factory=list)
-    standins: list = field(default_factory=list)  # (seat, round, turn): a bot chose for an absent player
     fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
     rated: bool = True  # False: a friendly table (its creator said so) or a chosen seed
+
+    # --- the turn, as the shared table holds it ---------------------------------------------
+    def take_game(self, game: Game) -> None:
+        """Play `game` here: its turns go through the shared table, each bot asked on its own in
+        the server's thread pool (a slow bot holds up nobody else's call)."""
+        self.game = game
+        self.turns = Turns(game, is_human=lambda seat: self.seats[seat].human, bot_plays=self.bot_plays,
+                           decide=self.decide, run=self.run_bots, seat_by_seat=True)
+        self.turns.listen(self.on_turn_event)
+
+    def decide(self, game: Game, seats: list[int]) -> list:
+        return self.referees[seats[0]].decide(game, seats)
+
+    def run_bots(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        async def ask() -> None:
+            # In a thread: the bot reads the game, which changes only once every seat has chosen.
+            done(await asyncio.get_running_loop().run_in_executor(None, work))
+
+        self.server.spawn(ask())
+
+    def on_turn_event(self, event: Event) -> None:
+        """What the players are told of the turn, as it happens."""
+        if isinstance(event, Flipped):
+            self.broadcast("flip", codes=list(event.codes))
+        elif isinstance(event, Chosen):
+            if event.by == BY_TIME:
+                self.note("time", event.seat)
+            if self.turns.ready():
+                self.resolve()
+            else:
+                self.send_status()
+        elif isinstance(event, Revealed):
+            self.broadcast("reveal", moves=[p.move_to_json(m) for m in event.moves], standins=event.standins)
+
+    @property
+    def views(self) -> dict:
+        """seat -> the PlayerView fixed when the choice opened."""
+        return self.turns.views if self.turns else {}
+
+    @property
+    def chosen(self) -> dict:
+        """seat -> Move | None: never sent to anyone before the reveal."""
+        return self.turns.chosen if self.turns else {}
+
+    @property
+    def gifts(self) -> list | None:
+        return self.turns.gifts if self.turns else None
+
+    @property
+    def standins(self) -> list:
+        """(seat, round, turn): a bot chose for an absent player."""
+        return self.turns.standins if self.turns else []
+
+    @property
+    def fallbacks(self) -> list:
+        """(seat, round, turn): a player's time ran out."""
+        return self.turns.timeouts if self.turns else []
 
     # --- who sits here ------------------------------------------------------------------
     def state(self) -> str:
@@ -214,7 +268,7 @@ class Table:
 
     # --- the flow -----------------------------------------------------------------------
     def start_game(self) -> None:
-        self.game = Game(self.names(), self.rules, self.seed)
+        self.take_game(Game(self.names(), self.rules, self.seed))
         self.make_referee()
         self.server.save(self)
         for i, seat in enumerate(self.seats):
@@ -303,25 +357,21 @@ class Table:
         if self.game.phase is Phase.FLIP:
             self.step()
         elif self.views:
-            self.ask_bots([s for s in self.views if s not in self.chosen and self.bot_plays(s)])
+            self.turns.ask_bots()
 
     def flip(self, by: int | None = None) -> None:
         game = self.game
         if game is None or game.phase is not Phase.FLIP:
             return
         self.cancel_timer()
-        game.flip()
-        self.broadcast("flip", codes=list(game.flips))
+        self.turns.flip()  # told to everyone (on_turn_event)
         if game.phase in CHOOSING:
             self.open_choice()
         else:  # nobody could play: the turn resolved at the flip
             self.after_turn()
 
     def open_choice(self) -> None:
-        game = self.game
-        self.views = {seat: game.view(seat) for seat in game.awaiting}
-        self.chosen = {}
-        self.choice_no += 1
+        self.turns.open_choice()
         humans = [s for s in self.views if not self.bot_plays(s)]
         if humans and self.server.turn_seconds:
             self.deadline = time.monotonic() + self.server.turn_seconds
@@ -331,62 +381,26 @@ class Table:
                 self.wake_after_grace(seat)
                 break
         self.send_status()
-        self.ask_bots([s for s in self.views if self.bot_plays(s)])
-
-    def ask_bots(self, seats: list[int]) -> None:
-        if not seats:
-            return
-        number, game = self.choice_no, self.game
-
-        async def ask(seat: int) -> None:
-            # In a thread: the bot reads the game, which changes only once every seat has chosen.
-            moves = await asyncio.get_running_loop().run_in_executor(None, self.referees[seat].decide, game, [seat])
-            if number == self.choice_no and seat not in self.chosen:
-                if self.seats[seat].human:  # the player is away: the log and the record say so
-                    self.standins.append((seat, game.round_index, game.turn_number))
-                self.choose(seat, moves[seat], checked=True)
-
-        for seat in seats:
-            self.server.spawn(ask(seat))
+        self.turns.ask_bots()
 
     def time_up(self) -> None:
-        from ..safety import fallback_move
-
         self.timer = None
-        for seat in [s for s in self.views if s not in self.chosen and not self.bot_plays(s)]:
-            self.note("time", seat)
-            self.fallbacks.append((seat, self.game.round_index, self.game.turn_number))
-            self.choose(seat, fallback_move(self.game, seat), checked=True)
+        self.turns.time_up()  # each late seat is told (on_turn_event) and gets the fallback move
 
-    def choose(self, seat: int, move: Move | None, checked: bool = False) -> str | None:
-        """A seat's choice; the reason it is refused, or None. The last one resolves the turn."""
-        view = self.views.get(seat)
-        if view is None or seat in self.chosen:
-            return "nothing to choose now"
-        if not checked and not view.is_legal(move):
-            return "that move is not legal here"
-        self.chosen[seat] = move
-        if all(s in self.chosen for s in self.views):
-            self.resolve()
-        else:
-            self.send_status()
-        return None
+    def choose(self, seat: int, move: Move | None) -> str | None:
+        """A player's choice; the reason it is refused, or None. The last one resolves the turn
+        (on_turn_event)."""
+        refused = self.turns.choose(seat, move) if self.turns else "nothing"
+        if refused is None:
+            return None
+        return "that move is not legal here" if refused == NOT_LEGAL else "nothing to choose now"
 
     def resolve(self) -> None:
-        game = self.game
         self.cancel_timer()
-        moves = [self.chosen.get(seat) for seat in range(game.n)]
-        phase = game.phase
-        turn = (game.round_index, game.turn_number)
-        standins = sorted(seat for seat, r, n in self.standins if (r, n) == turn)
-        game.play(moves)
-        self.views, self.chosen = {}, {}
-        self.broadcast("reveal", moves=[p.move_to_json(m) for m in moves], standins=standins)
-        if phase is Phase.GIFT:
-            self.gifts = moves
+        revealed = self.turns.resolve()  # told to everyone (on_turn_event)
+        if revealed.phase is Phase.GIFT:
             self.open_choice()  # everyone places what they received
             return
-        self.gifts = None
         self.after_turn()
 
     def after_turn(self) -> None:
@@ -432,7 +446,7 @@ class Table:
             if self.game.phase is Phase.FLIP or (self.game.phase is Phase.ROUND_OVER and self.timer is None):
                 self.step()  # a waiting table wakes up; a Captain back flips for herself
             elif self.views:
-                self.ask_bots([s for s in self.views if s not in self.chosen and self.bot_plays(s)])
+                self.turns.ask_bots()
         else:
             self.broadcast("status", **self.status())
 
@@ -936,8 +950,8 @@ class TableServer:
         record_path = self.tables_dir / f"{table.id}.json"
         if record_path.is_symlink() or record_path.exists():
             record = read_file(record_path)
-            table.game = replay(record)
-            table.standins = [(seat, r, n) for (r, n), marked in read_turn_seats(record, "standins").items()
+            table.take_game(replay(record))
+            table.standins[:] = [(seat, r, n) for (r, n), marked in read_turn_seats(record, "standins").items()
                               for seat in marked]
             table.make_referee()
             now = time.monotonic()
