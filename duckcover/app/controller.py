@@ -1,9 +1,10 @@
-"""The turn controller: owns the Game and gathers every seat's choice before anything applies.
+"""The turn controller: the words of a local table around the shared turn (players.table).
 
 It is not a widget. The table screen asks it what to do next; bots are asked (in worker
-threads) through `decide_bots`, humans through the UI with `submit`. Every choice is taken
-from a view built when the choice opened, and the joint move is played only when all seats
-have chosen, so nobody (human or bot) ever sees another seat's choice before the reveal.
+threads) through `decide_bots`, humans through the UI with `submit`. The turn itself (views
+built when the choice opened, private choices, the joint move played only when all seats have
+chosen) is the `players.table.Table` the server plays on too, so nobody (human or bot) ever
+sees another seat's choice before the reveal; this class says what happens, in words.
 
 Bots play through the same Referee as in the arena (duckcover.safety): private views, every
 hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
@@ -21,6 +22,8 @@ from ..errors import IllegalMoveError
 from ..game import CHOOSING, Game, Phase
 from ..i18n import t
 from ..moves import Move, Turn
+from ..players.table import NOTHING_TO_CHOOSE
+from ..players.table import Table as Turns
 from ..rules import MADNESS, TWO_FLIPS
 from ..view import PlayerView
 from .options import SeatSpec
@@ -53,7 +56,7 @@ class TurnController:
       rules, pile, discard, draw_size, turn_number, round_index, history, last_turn,
       results, over) and `seats` (name, bot, sound per seat), `humans`, `is_human(seat)`;
     - the turn: `flip()`, `open_choice()`, `views` (seat -> the PlayerView it decides
-      from), `bot_seats()` + `decide_bots(seats)` (in a worker; results land in `chosen`),
+      from), `bot_seats()` + `decide_bots(seats)` (in a worker; its answer goes to `take_bot_moves`),
       `humans_to_ask()`, `submit(seat, move)`, `ready()`, `resolve()` -> `Reveal`,
       `start_round()`, `load_errors` (lines to show);
     - words: `call_text()`, `flip_label()`, `explain_flip(turns_before)`,
@@ -77,9 +80,8 @@ class TurnController:
         # run. A saved game's labels run only as installed bots (they are text, not code).
         self.named_bots = frozenset(named_bots)
         self.load_errors: list[str] = []  # notices for the table (bots that cannot load or fail)
-        self.views: dict[int, PlayerView] = {}
-        self.chosen: dict[int, Move | None] = {}
-        self.before: list[dict] = []
+        # `is_human` through self: the remote table (app/remote.py) says which seat is here.
+        self.table = Turns(game, is_human=lambda seat: self.is_human(seat))
         self.earlier_fallbacks = list(earlier_fallbacks)  # from the record of a resumed game
         self.explained: set[str] = set()  # what the log has explained once already
         self._referee: Referee | None = None
@@ -120,16 +122,31 @@ class TurnController:
         """Every fallback move of the game: Fallback(seat, round, turn, reason)."""
         return self.earlier_fallbacks + (self._referee.fallbacks if self._referee else [])
 
-    # --- a choice ---------------------------------------------------------------------------
+    # --- a choice (the shared table's) ---------------------------------------------------------
+    @property
+    def views(self) -> dict[int, PlayerView]:
+        """seat -> the view it decides from, fixed when the choice opened."""
+        return self.table.views
+
+    @property
+    def chosen(self) -> dict[int, Move | None]:
+        return self.table.chosen
+
+    @chosen.setter
+    def chosen(self, chosen: dict[int, Move | None]) -> None:
+        self.table.chosen = chosen
+
+    @property
+    def before(self) -> list[dict]:
+        """Every grid as the choice opened: what the log tells a move against."""
+        return self.table.before
+
     def start_round(self) -> None:
         self.game.start_round()
 
     def open_choice(self) -> None:
         """Fix the views every choosing seat decides from, before anyone's move applies."""
-        game = self.game
-        self.views = {seat: game.view(seat) for seat in game.awaiting}
-        self.chosen = {}
-        self.before = [dict(game.grid(seat)) for seat in range(game.n)]
+        self.table.open_choice()
 
     def bot_seats(self) -> list[int]:
         return [seat for seat in self.views if not self.is_human(seat)]
@@ -145,6 +162,10 @@ class TurnController:
         self._fallback_seats.update(f.seat for f in referee.fallbacks[before:])
         self._tell_failures(referee)
         return {seat: moves[seat] for seat in seats}
+
+    def take_bot_moves(self, moves: dict[int, Move | None]) -> None:
+        """What `decide_bots` answered, for the choice open now (the screen drops older answers)."""
+        self.table.answer(self.table.number, list(moves), moves)
 
     def referee(self) -> Referee:
         """The Referee of this table, made (and the bots loaded) on first use, in a worker."""
@@ -227,7 +248,7 @@ class TurnController:
         if self._announced_round != game.round_index:
             self._announced_round = game.round_index
             self._hook("start_round")
-        game.flip()
+        self.table.flip()
         if game.phase not in CHOOSING and game.last_turn is not None:  # the turn resolved at the flip
             self._hook("observe", (game.last_turn,))
             self._after_turn()
@@ -247,33 +268,26 @@ class TurnController:
             self.close()
 
     def submit(self, seat: int, move: Move | None) -> None:
-        view = self.views.get(seat)
-        if view is None:
+        refused = self.table.choose(seat, move)
+        if refused == NOTHING_TO_CHOOSE:
             raise IllegalMoveError(t("error.nothing_to_choose"), seat)
-        if not view.is_legal(move):
+        if refused is not None:
             raise IllegalMoveError(self.refusal(seat, move), seat)
-        self.chosen[seat] = move
 
     def refusal(self, seat: int, move: Move | None) -> str:
         """Why the rules refuse `move`, in the player's language."""
-        try:
-            self.game.check(seat, move)
-        except IllegalMoveError as err:
-            return t("error.illegal_move_because", reason=refusal_text(err.reason))
-        return t("error.illegal_move")
+        err = self.table.refusal(seat, move)
+        return t("error.illegal_move_because", reason=refusal_text(err.reason)) if err else t("error.illegal_move")
 
     def ready(self) -> bool:
-        return bool(self.views) and all(seat in self.chosen for seat in self.views)
+        return self.table.ready()
 
     def resolve(self) -> Reveal:
         """Play the joint move. After low-blows gifts the reveal has no turn: placing follows."""
-        game = self.game
-        phase = game.phase
-        moves = [self.chosen.get(seat) for seat in range(game.n)]
-        turn = game.play(moves)
-        self.views, self.chosen = {}, {}
-        if phase is Phase.GIFT:
-            return Reveal(self.gift_lines(moves), None)
+        revealed = self.table.resolve()
+        if revealed.phase is Phase.GIFT:
+            return Reveal(self.gift_lines(revealed.moves), None)
+        turn = revealed.turn
         lines = self.turn_lines(turn) + self.fallback_lines()
         self._hook("observe", (turn,))
         self._after_turn()

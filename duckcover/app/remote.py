@@ -70,7 +70,7 @@ class RemoteController(TurnController):
         return []
 
     def flip(self) -> None:
-        self.game.flip(*self.next_flip)
+        self.table.flip(*self.next_flip)
 
     def open_choice(self) -> None:
         super().open_choice()

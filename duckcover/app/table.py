@@ -627,8 +627,7 @@ class TableScreen(Screen):
         while self.ctl.load_errors:
             self.app.notify(textual_escaped(self.ctl.load_errors.pop(0)), severity="error")  # names a plugin
         if event.state is WorkerState.SUCCESS:
-            for seat, move in worker.result.items():
-                self.ctl.chosen[seat] = move
+            self.ctl.take_bot_moves(worker.result)
             self.maybe_resolve()
         elif event.state is WorkerState.ERROR:
             self.app.notify(t("notify.bot_failed"), severity="error")
