@@ -3,14 +3,16 @@ the app (by message) where to go next."""
 from __future__ import annotations
 
 from textual.screen import Screen
-from textual.widgets import Footer, Select
+from textual.binding import Binding
+from textual.widgets import Select
 
 from duckcover.app import AppOptions, create_app
 from duckcover.app import screens
 from duckcover.app.messages import Navigate
 from duckcover.app.screens import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
 from duckcover.app.settings_screen import SettingsScreen
-from duckcover.app.textual_compat import bind, unbind
+from duckcover.app.footer import KeyFooter
+from duckcover.app.textual_compat import FooterKey
 from helpers import finished_controller
 
 
@@ -71,7 +73,7 @@ async def test_game_over_footer_names_new_game_and_quit(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         app.push_screen(GameOverScreen(finished_controller()))
         await pilot.pause()
-        shown = {b.key: b.description for (_, b, enabled, _) in app.screen.active_bindings.values() if enabled}
+        shown = footer_words(app.screen)
         assert shown["n"] == "New game" and shown["q"] == "Quit"
 
 
@@ -146,33 +148,37 @@ def test_navigate_refuses_an_unknown_place():
 
 
 class Bound(Screen):
+    """Keys as every screen names them: class-level, by UI text key, one with a blank to fill."""
+
+    BINDINGS = [Binding("x", "mark", "handover.key", priority=True), Binding("y", "mark", "key.back", show=False),
+                Binding("z", "app.bell", "Plain words")]
+
     def __init__(self) -> None:
         super().__init__()
-        bind(self, "x", "mark", "Mark it", priority=True)
-        bind(self, "y", "mark", "Hidden", show=False)
+        self.key_values = {"name": "Zoë"}
         self.marked = 0
 
     def compose(self):
-        yield Footer()
+        yield KeyFooter()
 
     def action_mark(self) -> None:
         self.marked += 1
 
 
-async def test_textual_compat_binds_and_unbinds_on_a_screen(tmp_path):
-    """Fails loudly if a Textual upgrade changes what duckcover.app.textual_compat relies on."""
-    app = title_app(tmp_path)
+def footer_words(screen) -> dict[str, str]:
+    """What the footer shows: key -> its label."""
+    return {key.key: key.description for key in screen.query(FooterKey)}
+
+
+async def test_the_footer_says_class_level_keys_in_the_language_of_the_moment(tmp_path):
+    """Also fails loudly if a Textual upgrade changes the Footer's FooterKey (textual_compat)."""
+    app = title_app(tmp_path, lang="de")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = Bound()
         app.push_screen(screen)
         await pilot.pause()
-        active = app.screen.active_bindings
-        assert active["x"].binding.description == "Mark it" and active["x"].binding.priority
-        assert active["y"].binding.show is False
+        words = footer_words(app.screen)
+        assert words["x"] == "Ich bin Zoë" and words["z"] == "Plain words" and "y" not in words
+        assert words["q"] == "Beenden"  # the app's own keys, in the same language
         await pilot.press("x", "y")
-        assert screen.marked == 2
-        unbind(screen, "x")
-        screen.refresh_bindings()
-        assert "x" not in app.screen.active_bindings
-        await pilot.press("x")
         assert screen.marked == 2

@@ -8,6 +8,7 @@ import pytest
 from duckcover import i18n
 from duckcover.app import AppOptions, create_app
 from duckcover.app.screens import TitleScreen
+from duckcover.app.textual_compat import FooterKey
 from duckcover.app.settings_screen import SettingsScreen
 from duckcover.settings import Settings, load, save, settings_path
 
@@ -56,8 +57,8 @@ async def test_settings_screen_saves_language_and_hints_and_the_title_speaks_ger
         assert "Neues Spiel" in menu_texts(app) and "Einstellungen" in menu_texts(app)
         assert app.settings == Settings(lang="de", hints=False)
         # The app's own keys are relabelled.
-        assert app.screen.active_bindings["q"].binding.description == "Beenden"
-        assert app.screen.active_bindings["question_mark"].binding.description == "Hilfe"
+        words = {key.key: key.description for key in app.screen.query(FooterKey)}
+        assert words["q"] == "Beenden" and words["question_mark"] == "Hilfe"
     assert json.loads(settings_path(tmp_path).read_text()) == {"lang": "de", "hints": False, "theme": None}
 
 

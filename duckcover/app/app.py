@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App
+from textual.binding import Binding
 
 # Only what the first table frame needs is imported up front: the other screens, saved games
 # and the record format are imported where they are first used, so launch never waits for them.
@@ -20,12 +21,16 @@ from .glyphs import PlainKeys, adapt
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table import TableScreen
-from .textual_compat import Backdrop, unbind
+from .textual_compat import Backdrop
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
 class DuckCoverApp(PlainKeys, App):
+    BINDINGS = [
+        Binding("q", "request_quit", "key.quit"),
+        Binding("question_mark", "help", "key.help", key_display="?"),
+    ]
     CSS_PATH = "duckcover.tcss"
     ENABLE_COMMAND_PALETTE = False
 
@@ -33,19 +38,11 @@ class DuckCoverApp(PlainKeys, App):
         super().__init__()
         self.options = options
         self.controller: TurnController | None = None
-        self.label_keys()
         adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
         self.claim = None  # storage.Claim: this process owns the game being played
         self._save_problem: str | None = None  # the last save error told (told once, not per turn)
-
-    def label_keys(self) -> None:
-        """The app-wide keys, labelled in the language of the moment (again after a change)."""
-        for key in ("q", "question_mark"):
-            unbind(self, key)
-        self.bind("q", "request_quit", description=t("key.quit"))
-        self.bind("question_mark", "help", description=t("key.help"), key_display="?")
 
     def get_driver_class(self):
         """The terminal's driver, sending only the colour changes (see lean_output); a driver
@@ -274,7 +271,6 @@ class DuckCoverApp(PlainKeys, App):
         self.apply_theme()
         i18n.set_language(message.settings.lang or self.options.lang or i18n.detect())
         self.title = t("app.title")
-        self.label_keys()
         self.notify(t("settings.saved"))
         if i18n.language() == old_lang:
             if isinstance(self.screen, SettingsScreen):

@@ -15,7 +15,8 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
 
 from .. import storage
 from ..errors import DuckError
@@ -24,9 +25,9 @@ from ..i18n import t
 from ..record import RecordError, replay
 from ..untrusted import NAME_MAX, shown
 from .messages import Navigate
-from .screens import SCREENS_CSS, ConfirmScreen
+from .screens import SCREENS_CSS, ConfirmScreen, answer_bindings
 from .words import error_text
-from .textual_compat import bind
+from .footer import KeyFooter
 
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 
@@ -95,12 +96,21 @@ def list_saved(root: Path | None) -> list[SavedGame]:
 class ConfirmDeleteScreen(ConfirmScreen):
     CSS_PATH = [SCREENS_CSS, "history.tcss"]
 
-    def __init__(self, question: str) -> None:
-        super().__init__(question, t("games.yes"), t("games.no"))
+    YES, NO = "games.yes", "games.no"
+    BINDINGS = answer_bindings(YES, NO)
 
 
 class GamesScreen(Screen):
     """One table of saved games; Enter replays, r resumes the game in progress, d deletes."""
+
+    BINDINGS = [
+        # Priority: ahead of the table's own (silent) Enter, so the Footer names the verb.
+        Binding("enter", "replay", "games.key_replay", priority=True),
+        Binding("r", "resume", "games.key_resume"),
+        Binding("v", "review", "review.key.review"),
+        Binding("d,delete", "delete", "games.key_delete"),
+        Binding("escape", "back", "games.key_back"),
+    ]
 
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = "#games-table"
@@ -109,18 +119,12 @@ class GamesScreen(Screen):
         super().__init__()
         self.root = root
         self.entries: list[SavedGame] = []
-        # Priority: ahead of the table's own (silent) Enter, so the Footer names the verb.
-        bind(self, "enter", "replay", t("games.key_replay"), priority=True)
-        bind(self, "r", "resume", t("games.key_resume"))
-        bind(self, "v", "review", t("review.key.review"))
-        bind(self, "d,delete", "delete", t("games.key_delete"))
-        bind(self, "escape", "back", t("games.key_back"))
 
     def compose(self) -> ComposeResult:
         yield Static(t("games.title"), id="games-title")
         yield DataTable(id="games-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="games-note")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

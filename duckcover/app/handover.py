@@ -9,13 +9,17 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.binding import Binding
+from textual.widgets import Static
 
 from ..i18n import t
-from .textual_compat import bind
+from .footer import KeyFooter
 
 
 class HandoverScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "ready", "handover.key"),  # "I am {name}": the name is in key_values
+    ]
     SCOPED_CSS = False  # its ASCII rule starts at the App
     DEFAULT_CSS = """
     HandoverScreen { align: center middle; }
@@ -30,7 +34,7 @@ class HandoverScreen(Screen[None]):
         super().__init__()
         self.player = name
         self.where = where
-        bind(self, "enter", "ready", t("handover.key", name=name))
+        self.key_values = {"name": name}  # "I am {name}" (the footer says it)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="handover"):
@@ -38,7 +42,7 @@ class HandoverScreen(Screen[None]):
             yield Static(Content(t("handover.title", name=self.player)), id="handover-title")
             yield Static(Content(self.where), id="handover-where")
             yield Static(Content(t("handover.body", name=self.player)), id="handover-body")
-        yield Footer()
+        yield KeyFooter()
 
     def action_ready(self) -> None:
         if self.is_attached and self.app.screen is self:

@@ -21,7 +21,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.binding import Binding
+from textual.widgets import Static
 
 from ..difficulty import DIFFICULTIES as BOTS
 from ..errors import DuckError, RulesError
@@ -34,7 +35,7 @@ from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .telling import move_words, stand_in_words
-from .textual_compat import bind
+from .footer import KeyFooter
 from .words import bot_label, error_text
 
 DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
@@ -281,15 +282,18 @@ def as_count(value) -> int:
 class LobbyScreen(Screen):
     """Open tables; create one, join a free seat, or watch."""
 
+    BINDINGS = [
+        Binding("c", "create", "net.create"),
+        Binding("j", "join", "net.join"),
+        Binding("w", "watch", "net.watch"),
+        Binding("r", "refresh", "net.refresh"),
+    ]
+
     CSS_PATH = "screens.tcss"
 
     def __init__(self) -> None:
         super().__init__()
         self.tables: list[dict] = []
-        bind(self, "c", "create", t("net.create"))
-        bind(self, "j", "join", t("net.join"))
-        bind(self, "w", "watch", t("net.watch"))
-        bind(self, "r", "refresh", t("net.refresh"))
 
     def compose(self) -> ComposeResult:
         from textual.widgets import DataTable
@@ -299,7 +303,7 @@ class LobbyScreen(Screen):
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
             yield Static(t("net.lobby_help"), id="lobby-help", classes="dim")
             yield Static(id="top-ten")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         from textual.widgets import DataTable
@@ -377,14 +381,17 @@ class LobbyScreen(Screen):
 class CreateTableScreen(Screen):
     """A new table: 2-7 seats, each open for a human or a bot of a difficulty; options, variants, seed."""
 
+    BINDINGS = [
+        Binding("escape", "back", "key.back"),
+        Binding("ctrl+s", "create", "net.create"),
+    ]
+
     CSS_PATH = "screens.tcss"
     MAX_SEATS = 7
 
     def __init__(self) -> None:
         super().__init__()
         self.seat_count = 4
-        bind(self, "escape", "back", t("key.back"))
-        bind(self, "ctrl+s", "create", t("net.create"))
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button, Checkbox, Input, Label, Select
@@ -417,7 +424,7 @@ class CreateTableScreen(Screen):
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("net.create"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         from textual.widgets import Input
@@ -474,17 +481,20 @@ class CreateTableScreen(Screen):
 class WaitingScreen(Screen):
     """A table whose human seats are not all taken yet."""
 
+    BINDINGS = [
+        Binding("escape", "leave", "net.leave"),
+    ]
+
     CSS_PATH = "screens.tcss"
 
     def __init__(self, snapshot: dict) -> None:
         super().__init__()
         self.snapshot = snapshot
-        bind(self, "escape", "leave", t("net.leave"))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="lobby"):
             yield Static(id="waiting")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.shown_yet = True

@@ -17,7 +17,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.binding import Binding
+from textual.widgets import Static
 
 from ..cards import MAX, REPEAT
 from ..game import CHOOSING, Game, Phase, RoundOutcome
@@ -32,7 +33,7 @@ from .glyphs import PlainKeys, adapt
 from .passplay import read_sounds, sound_of
 from .telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
                       round_scores_words, round_start_words, stand_in_words)
-from .textual_compat import bind
+from .footer import KeyFooter
 from .review_screen import SYMBOLS, ReviewGrid, grid_marks, kept_review
 from .review_screen import move_words as review_move_words
 from .widgets import GridWidget
@@ -230,7 +231,7 @@ class ReplayScreen(Screen):
 
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = None
-    # Keys without a label in the Footer; the labelled ones are bound in the player's language.
+    # Keys without a label in the Footer first; then the labelled ones (UI text keys: KeyFooter).
     BINDINGS = [
         Binding("home", "go_first", show=False),
         Binding("end", "go_last", show=False),
@@ -239,6 +240,14 @@ class ReplayScreen(Screen):
         Binding("down,j", "scroll_side(1)", show=False),
         Binding("shift+left", "scroll_grids(-1)", show=False),  # grids grow wider than a small terminal
         Binding("shift+right", "scroll_grids(1)", show=False),
+        Binding("left,h", "step(-1)", "replay.key_back", key_display="←"),
+        Binding("right,l", "step(1)", "replay.key_forward", key_display="→"),
+        Binding("pageup", "round(-1)", "replay.key_prev_round", key_display="PgUp"),
+        Binding("pagedown", "round(1)", "replay.key_next_round", key_display="PgDn"),
+        Binding("s", "toggle_stacks", "replay.key_stacks"),
+        # Not in the footer: at 80 columns it would cut "q Close" (docs/review.md names the key).
+        Binding("v", "review", "review.key.review", show=False),
+        Binding("q,escape", "close", "replay.key_close"),
     ]
 
     index: reactive[int] = reactive(0, init=False)
@@ -249,14 +258,6 @@ class ReplayScreen(Screen):
         self.record_title = title
         self.every_stack = False
         self.marked: dict = {}  # (round, turn, seat) -> (name, marked Decision) of a kept review
-        bind(self, "left,h", "step(-1)", t("replay.key_back"), key_display="←")
-        bind(self, "right,l", "step(1)", t("replay.key_forward"), key_display="→")
-        bind(self, "pageup", "round(-1)", t("replay.key_prev_round"), key_display="PgUp")
-        bind(self, "pagedown", "round(1)", t("replay.key_next_round"), key_display="PgDn")
-        bind(self, "s", "toggle_stacks", t("replay.key_stacks"))
-        # Not in the footer: at 80 columns it would cut "q Close" (docs/review.md names the key).
-        bind(self, "v", "review", t("review.key.review"), show=False)
-        bind(self, "q,escape", "close", t("replay.key_close"))
 
     def compose(self) -> ComposeResult:
         yield Static(id="replay-status")
@@ -269,7 +270,7 @@ class ReplayScreen(Screen):
                 yield Static(id="replay-turn")
                 yield Static(id="replay-table")
                 yield Static(id="replay-stacks")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.load_review()

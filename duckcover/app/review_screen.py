@@ -18,7 +18,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, ProgressBar, Sparkline, Static
+from textual.binding import Binding
+from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
 from .. import review as rv
 from ..game import Game
@@ -26,7 +27,7 @@ from ..i18n import t
 from ..record import to_record
 from ..untrusted import NAME_MAX, shown
 from .cards import COVER_STYLE, MOVING_STYLE, card_lines, empty_lines
-from .textual_compat import bind
+from .footer import KeyFooter
 from .widgets import GridWidget
 
 BUDGET: int | None = None  # samples per move (None: the review's default; tests lower it)
@@ -92,6 +93,11 @@ def kept_review(game: Game, bots: list[str | None], root: Path | None = None) ->
 
 
 class ReviewScreen(Screen):
+    BINDINGS = [
+        Binding("escape,q", "back", "key.back"),
+        Binding("s", "next_seat", "review.key.seat"),
+        Binding("m", "next_mark", "review.key.next_mark"),
+    ]
     CSS_PATH = "review.tcss"
     AUTO_FOCUS = "#review-decisions"
 
@@ -107,9 +113,6 @@ class ReviewScreen(Screen):
         self.result: rv.Review | None = None
         self.cancel = threading.Event()
         self.running = False
-        bind(self, "escape,q", "back", t("key.back"))
-        bind(self, "s", "next_seat", t("review.key.seat"))
-        bind(self, "m", "next_mark", t("review.key.next_mark"))
 
     # --- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -126,7 +129,7 @@ class ReviewScreen(Screen):
                 yield Static(id="review-position")
                 yield ReviewGrid(0, fit=True, id="review-grid")
                 yield Static(id="review-legend")
-        yield Footer()
+        yield KeyFooter()
 
     def heading(self) -> Text:
         """The title and the record's name: plain text (a file name may hold anything)."""

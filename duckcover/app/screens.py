@@ -6,7 +6,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.binding import Binding
+from textual.widgets import Static
 
 # The setup and title widgets (Select, Input, OptionList...) are imported where they are
 # used: a game started from the command line opens straight on the table without them.
@@ -23,7 +24,7 @@ from .messages import Navigate, StartGame
 from .options import BOT_NAMES, SeatSpec
 from .telling import is_you
 from .words import error_text
-from .textual_compat import bind
+from .footer import KeyFooter
 
 SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
 MAX_SEATS = 7
@@ -68,7 +69,7 @@ class TitleScreen(Screen):
                     Option(t("title.quit"), id="quit"),
                     id="title-menu",
                 )
-        yield Footer()
+        yield KeyFooter()
 
     def on_screen_resume(self) -> None:
         from textual.widgets import OptionList
@@ -86,14 +87,17 @@ class TitleScreen(Screen):
 class SetupScreen(Screen):
     """2-7 seats (human or bot), the rules' options and variants, an optional seed."""
 
+    BINDINGS = [
+        Binding("escape", "back", "key.back"),
+        Binding("ctrl+s", "start", "setup.start"),
+    ]
+
     CSS_PATH = SCREENS_CSS
     AUTO_FOCUS = "#players"  # not the scrolling container: keys work at once
 
     def __init__(self, seats: int = 4) -> None:
         super().__init__()
         self.seat_count = seats
-        bind(self, "escape", "back", t("key.back"))
-        bind(self, "ctrl+s", "start", t("setup.start"))
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button, Input, Label, Select
@@ -122,7 +126,7 @@ class SetupScreen(Screen):
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("setup.start"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         from textual.widgets import Input
@@ -268,13 +272,11 @@ class HelpScreen(ModalScreen):
 
     CSS_PATH = SCREENS_CSS
 
-    def __init__(self) -> None:
-        super().__init__()
-        bind(self, "escape,question_mark,q", "close", t("key.close"))
-        # The help is longer than 80x24: it scrolls by keys whatever has the focus.
+    # The help is longer than 80x24: it scrolls by keys whatever has the focus.
+    BINDINGS = [Binding("escape,question_mark,q", "close", "key.close")] + [
+        Binding(keys, f"scroll('{action}')", show=False)
         for keys, action in (("pagedown,space", "page_down"), ("pageup", "page_up"), ("down,j", "scroll_down"),
-                             ("up,k", "scroll_up"), ("home", "scroll_home"), ("end", "scroll_end")):
-            bind(self, keys, f"scroll('{action}')", show=False)
+                             ("up,k", "scroll_up"), ("home", "scroll_home"), ("end", "scroll_end"))]
 
     def action_scroll(self, how: str) -> None:
         getattr(self.query_one("#help", VerticalScroll), f"action_{how}")()
@@ -285,22 +287,28 @@ class HelpScreen(ModalScreen):
             yield Static(t("help.rules"))
             yield Static(t("help.keys_title"), classes="heading")
             yield Static(t("help.keys"))
-        yield Footer()
+        yield KeyFooter()
 
     def action_close(self) -> None:
         self.dismiss()
 
 
+def answer_bindings(yes: str, no: str) -> list[Binding]:
+    """A ConfirmScreen's keys, labelled by the UI text keys of its answers."""
+    return [Binding("y", "answer(True)", yes), Binding("n,escape", "answer(False)", no)]
+
+
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question: y, n or Escape, or the buttons. Dismisses with the answer."""
+    """A yes/no question: y, n or Escape, or the buttons. Dismisses with the answer.
+    A subclass names its answers (UI text keys) in YES and NO and its BINDINGS by answer_bindings."""
 
     CSS_PATH = SCREENS_CSS
+    YES = NO = ""  # UI text keys: every subclass names its own
 
-    def __init__(self, question: str, yes: str, no: str, note: str | None = None, box_id: str = "confirm-box"):
+    def __init__(self, question: str, note: str | None = None, box_id: str = "confirm-box"):
         super().__init__()
-        self.question, self.yes, self.no, self.note, self.box_id = question, yes, no, note, box_id
-        bind(self, "y", "answer(True)", yes)
-        bind(self, "n,escape", "answer(False)", no)
+        self.question, self.note, self.box_id = question, note, box_id
+        self.yes, self.no = t(self.YES), t(self.NO)
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Button
@@ -323,10 +331,12 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class QuitScreen(ConfirmScreen):
+    YES, NO = "quit.yes", "quit.no"
+    BINDINGS = answer_bindings(YES, NO)
+
     def __init__(self, game_open: bool = True) -> None:
         # "saved after every turn" only where a game is open and saved (not at the title, not a guest)
-        super().__init__(t("quit.question"), t("quit.yes"), t("quit.no"), t("quit.saved") if game_open else None,
-                         box_id="quit-box")
+        super().__init__(t("quit.question"), t("quit.saved") if game_open else None, box_id="quit-box")
 
 
 class TooSmallScreen(Screen):
@@ -430,13 +440,15 @@ def plain(text: str) -> Text:
 
 
 class RoundEndScreen(ModalScreen):
+    BINDINGS = [
+        Binding("enter,space", "continue", "key.continue"),
+    ]
     CSS_PATH = SCREENS_CSS
 
     def __init__(self, ctl: TurnController, auto: bool = False) -> None:
         super().__init__()
         self.ctl = ctl
         self.auto = auto
-        bind(self, "enter,space", "continue", t("key.continue"))
 
     def compose(self) -> ComposeResult:
         game = self.ctl.game
@@ -453,7 +465,7 @@ class RoundEndScreen(ModalScreen):
                 yield Static(scorepad(self.ctl, edge))
             # Outside the scrolling part: what to do next never hides below a scrollbar.
             yield Static(t("round_end.next") if not game.over else t("round_end.final"), id="round-end-next")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.auto:
@@ -486,15 +498,17 @@ def winner_text(ctl: TurnController) -> str:
 
 
 class GameOverScreen(ModalScreen):
+    BINDINGS = [
+        # The game is over and saved: q quits without a question, n opens the set-up.
+        Binding("n", "new_game", "key.new_game", priority=True),
+        Binding("q", "quit", "key.quit", priority=True),
+        Binding("v", "review", "review.key.review"),
+    ]
     CSS_PATH = SCREENS_CSS
 
     def __init__(self, ctl: TurnController) -> None:
         super().__init__()
         self.ctl = ctl
-        # The game is over and saved: q quits without a question, n opens the set-up.
-        bind(self, "n", "new_game", t("key.new_game"), priority=True)
-        bind(self, "q", "quit", t("key.quit"), priority=True)
-        bind(self, "v", "review", t("review.key.review"))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="game-over"):
@@ -502,7 +516,7 @@ class GameOverScreen(ModalScreen):
             yield Static(Text(winner_text(self.ctl), style="bold green"))
             yield Static(scorepad(self.ctl))
             yield Static(t("game_over.saved"), classes="dim")
-        yield Footer()
+        yield KeyFooter()
 
     def action_review(self) -> None:
         from .review_screen import ReviewScreen

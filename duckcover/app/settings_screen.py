@@ -8,20 +8,22 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Label, Select, Static
+from textual.binding import Binding
+from textual.widgets import Button, Checkbox, Label, Select, Static
 
 from .. import i18n
 from ..i18n import t
 from ..settings import THEMES, Settings, save
 from .messages import SettingsSaved
 from .screens import SCREENS_CSS, ascii_widgets
-from .textual_compat import bind
+from .footer import KeyFooter
 
 AUTO = "auto"  # the Selects' value for "nothing saved: decide automatically"
 
 
 class SettingsScreen(Screen):
     CSS_PATH = SCREENS_CSS  # the setup rows and headings
+    BINDINGS = [Binding("escape", "back", "key.back"), Binding("ctrl+s", "save", "settings.save")]
     AUTO_FOCUS = "#settings-lang"  # not the scrolling container: keys work at once
     DEFAULT_CSS = """
     #settings { padding: 0 2; }
@@ -32,8 +34,6 @@ class SettingsScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        bind(self, "escape", "back", t("key.back"))
-        bind(self, "ctrl+s", "save", t("settings.save"))
 
     @property
     def current(self) -> Settings:
@@ -55,7 +55,7 @@ class SettingsScreen(Screen):
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("settings.save"), variant="primary", id="save")
                 yield Button(t("key.back"), id="back")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         ascii_widgets(self)

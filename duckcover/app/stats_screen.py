@@ -15,13 +15,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.binding import Binding
+from textual.widgets import Static
 
 from .. import stats
 from ..i18n import shown_name, t
 from ..untrusted import shown
 from .glyphs import ascii_only
-from .textual_compat import bind
+from .footer import KeyFooter
 
 BAR_WIDTH = 30
 NAME_WIDTH = 14
@@ -106,6 +107,12 @@ def charts(players: list[stats.PlayerStats]) -> Text:
 class StatsScreen(Screen):
     """`stats.load()` as a table and two bar charts; Escape goes back."""
 
+    BINDINGS = [
+        Binding("escape", "back", "statsview.key_back"),
+        Binding("r", "reload", "statsview.key_reload"),
+        Binding("p", "next_rating", "statsview.key_next_rating"),
+    ]
+
     CSS_PATH = "history.tcss"
     AUTO_FOCUS = "#stats-body"
 
@@ -113,9 +120,6 @@ class StatsScreen(Screen):
         super().__init__()
         self.db_path = db_path
         self.error: str | None = None
-        bind(self, "escape", "back", t("statsview.key_back"))
-        bind(self, "r", "reload", t("statsview.key_reload"))
-        bind(self, "p", "next_rating", t("statsview.key_next_rating"))
         self.rated: list = []  # ratings.Standing, people first, best first
         self.rating_index = 0
 
@@ -126,7 +130,7 @@ class StatsScreen(Screen):
             yield Static(id="stats-table")
             yield Static(id="stats-charts")
             yield Static(id="stats-rating")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.action_reload()

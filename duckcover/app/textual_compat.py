@@ -1,27 +1,15 @@
 """The few things the app needs from Textual that have no public API yet, in one place.
 
-Key labels are translated, and the language is chosen at run time (and may change in
-Settings), so a screen's keys cannot be a class-level `BINDINGS` list: each screen binds its
-keys when it is built, in the language of the moment. Textual offers `App.bind` for the app
-but nothing public for a screen, so both go through here. The app's backdrop screen overrides
-one private method. tests/test_textual_compat.py
-fails loudly if a Textual upgrade changes what these rely on.
+Every screen names its keys in a class-level `BINDINGS` list whose descriptions are UI text
+keys; the footers say them in the language of the moment (duckcover.app.footer). The
+translating Footer needs `FooterKey`, which Textual does not export; the app's backdrop screen
+overrides one private method. tests/test_textual_compat.py fails loudly if a Textual upgrade
+changes what these rely on.
 """
 from __future__ import annotations
 
-from textual.dom import DOMNode
 from textual.screen import Screen
-
-
-def bind(node: DOMNode, keys: str, action: str, description: str = "", *, show: bool = True,
-         key_display: str | None = None, priority: bool = False) -> None:
-    """Bind `keys` (comma-separated) to `action` on this screen, widget or app."""
-    node._bindings.bind(keys, action, description, show=show, key_display=key_display, priority=priority)
-
-
-def unbind(node: DOMNode, key: str) -> None:
-    """Forget what `key` was bound to on `node` (before binding it again with a new label)."""
-    node._bindings.key_to_bindings.pop(key, None)
+from textual.widgets._footer import FooterKey  # noqa: F401 - not exported by textual.widgets
 
 
 class Backdrop(Screen):

@@ -29,10 +29,11 @@ CURSOR_MARKER = ">"
 DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 
 
-def described(description: str) -> str:
+def described(description: str, values: dict | None = None) -> str:
     """A binding's description: a UI text key (translated when drawn, so a change of language
-    in the settings reaches the footer at once) or already words."""
-    return i18n.t(description) if description in i18n.catalogue(i18n.DEFAULT) else description
+    in the settings reaches the footer at once) or already words. `values` fill a label's
+    blanks ("I am {name}": a screen's `key_values`)."""
+    return i18n.t(description, **(values or {})) if description in i18n.catalogue(i18n.DEFAULT) else description
 
 
 def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
