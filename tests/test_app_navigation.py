@@ -8,7 +8,7 @@ from textual.widgets import Select
 
 from duckcover.app import AppOptions, create_app
 from duckcover.app import screens
-from duckcover.app.messages import Navigate
+from duckcover.app.messages import PLACES, Navigate
 from duckcover.app.screens import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
 from duckcover.app.settings_screen import SettingsScreen
 from duckcover.app.footer import KeyFooter
@@ -182,3 +182,8 @@ async def test_the_footer_says_class_level_keys_in_the_language_of_the_moment(tm
         assert words["q"] == "Beenden"  # the app's own keys, in the same language
         await pilot.press("x", "y")
         assert screen.marked == 2
+
+
+def test_every_place_a_screen_may_ask_for_has_a_way(tmp_path):
+    app = title_app(tmp_path)
+    assert all(callable(app.way_to(place)) for place in PLACES)

@@ -45,7 +45,7 @@ class Scripted(RemoteApp):
 def table_messages() -> list[dict]:
     seats = [Seat("human", name="ann"), Seat("human", name="ben"), Seat("bot", bot="medium", name="Jackson")]
     table = Table("t1", "Friday night", seats, Rules(), 5, server=None)
-    table.game = Game(["ann", "ben", "Jackson"], Rules(), seed=5)
+    table.take_game(Game(["ann", "ben", "Jackson"], Rules(), seed=5))
     table.game.flip()
     players = [{"name": s.name, "kind": s.kind, "bot": s.bot, "connected": i != 1, "standin": False}
                for i, s in enumerate(seats)]

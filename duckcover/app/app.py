@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -210,29 +210,36 @@ class DuckCoverApp(PlainKeys, App):
 
     # --- where the screens lead: they post messages, the app picks the next screen ------
     def on_navigate(self, message: Navigate) -> None:
-        place = message.place
-        if place == "title":
-            self.go_title()
-        elif place == "setup":
-            self.open_setup()
-        elif place == "resume":
-            self.offer_resume(message.game)
-        elif place == "rules":
-            self.action_help()
-        elif place == "quit":
-            self.exit()
-        elif place == "games":
-            from .games_screen import GamesScreen
+        self.way_to(message.place, message.game)()
 
-            self.push_screen(GamesScreen())
-        elif place == "statistics":
-            from .stats_screen import StatsScreen
+    def way_to(self, place: str, game: Path | None = None) -> Callable[[], object]:
+        """What going to `place` (one of messages.PLACES) does; `game`: the game to resume."""
+        return {
+            "title": self.go_title,
+            "setup": self.open_setup,
+            "resume": lambda: self.offer_resume(game),
+            "games": self.open_games,
+            "statistics": self.open_statistics,
+            "settings": self.open_settings,
+            "rules": self.action_help,
+            "quit": self.exit,
+        }[place]
 
-            self.push_screen(StatsScreen())
-        elif place == "settings":
-            from .settings_screen import SettingsScreen
+    # The screens below are imported when first opened: launch never waits for them.
+    def open_games(self) -> None:
+        from .games_screen import GamesScreen
 
-            self.push_screen(SettingsScreen())
+        self.push_screen(GamesScreen())
+
+    def open_statistics(self) -> None:
+        from .stats_screen import StatsScreen
+
+        self.push_screen(StatsScreen())
+
+    def open_settings(self) -> None:
+        from .settings_screen import SettingsScreen
+
+        self.push_screen(SettingsScreen())
 
     def offer_resume(self, game: Path | None) -> None:
         """Resume `game`; without one, the only unfinished game, or let the player pick among
@@ -240,9 +247,7 @@ class DuckCoverApp(PlainKeys, App):
         from .. import storage
 
         if game is None and len(storage.unfinished_paths(self.data_root)) > 1:
-            from .games_screen import GamesScreen
-
-            self.push_screen(GamesScreen())
+            self.open_games()
         else:
             self.resume_game(game)
 

@@ -157,28 +157,12 @@ class Table:
             self.broadcast("reveal", moves=[p.move_to_json(m) for m in event.moves], standins=event.standins)
 
     @property
-    def views(self) -> dict:
-        """seat -> the PlayerView fixed when the choice opened."""
+    def views(self) -> dict:  # seat -> the PlayerView fixed when the choice opened
         return self.turns.views if self.turns else {}
 
     @property
-    def chosen(self) -> dict:
-        """seat -> Move | None: never sent to anyone before the reveal."""
+    def chosen(self) -> dict:  # seat -> Move | None: never sent to anyone before the reveal
         return self.turns.chosen if self.turns else {}
-
-    @property
-    def gifts(self) -> list | None:
-        return self.turns.gifts if self.turns else None
-
-    @property
-    def standins(self) -> list:
-        """(seat, round, turn): a bot chose for an absent player."""
-        return self.turns.standins if self.turns else []
-
-    @property
-    def fallbacks(self) -> list:
-        """(seat, round, turn): a player's time ran out."""
-        return self.turns.timeouts if self.turns else []
 
     # --- who sits here ------------------------------------------------------------------
     def state(self) -> str:
@@ -249,8 +233,8 @@ class Table:
                 data["pending_flips"] = list(game.flips)
                 if seat is not None and self.chosen.get(seat) is not None:  # chosen while away: shown to him only
                     data["your_move"] = p.move_to_json(self.chosen[seat])
-                if self.gifts is not None:
-                    data["pending_gifts"] = [p.move_to_json(m) for m in self.gifts]
+                if self.turns.gifts is not None:
+                    data["pending_gifts"] = [p.move_to_json(m) for m in self.turns.gifts]
         data["status"] = self.status()
         return data
 
@@ -807,8 +791,8 @@ class TableServer:
 
         record = rated_record(to_record(table.game, bots=[s.bot for s in table.seats]), table)
         found = [f for referee in table.referees for f in referee.fallbacks]
-        found += [Fallback(seat, r, t, "time") for seat, r, t in table.fallbacks]
-        return add_turn_seats(add_fallbacks(record, found), "standins", table.standins)
+        found += [Fallback(seat, r, t, "time") for seat, r, t in table.turns.timeouts]
+        return add_turn_seats(add_fallbacks(record, found), "standins", table.turns.standins)
 
     def save(self, table: Table) -> None:
         from ..storage import atomic_write
@@ -951,7 +935,7 @@ class TableServer:
         if record_path.is_symlink() or record_path.exists():
             record = read_file(record_path)
             table.take_game(replay(record))
-            table.standins[:] = [(seat, r, n) for (r, n), marked in read_turn_seats(record, "standins").items()
+            table.turns.standins = [(seat, r, n) for (r, n), marked in read_turn_seats(record, "standins").items()
                               for seat in marked]
             table.make_referee()
             now = time.monotonic()
