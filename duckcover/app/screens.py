@@ -14,7 +14,8 @@ from textual.widgets import Footer, Static
 from ..difficulty import DIFFICULTIES, level_rating, nearest_level
 from ..errors import RulesError
 from ..i18n import t
-from ..rules import ARTISTS_PACK, VARIANTS, Rules, rules_with_variants
+from ..rules import Rules, rules_with_variants
+from ..variants import IN_APP
 from ..untrusted import NAME_MAX, name_problem, shown
 from .bots import installed_bots
 from .controller import TurnController
@@ -25,7 +26,7 @@ from .telling import is_you
 from .words import error_text
 from .textual_compat import bind
 
-SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
+SETUP_VARIANTS = IN_APP  # the app seats 2-7: no 8-9 player variant
 MAX_SEATS = 7
 SCOREPAD_EDGE_HEIGHT = 30  # below this many lines, the round end's tables lose their outer edges
 
