@@ -153,10 +153,10 @@ class Rules:
 
     def deck(self) -> list[int]:
         """The captain deck, unshuffled: two series 1-12, Max and Repeat (Constraints drops 1-3)."""
-        numbers = list(NUMBERS)
+        cards = [*NUMBERS, *NUMBERS, MAX, REPEAT]
         for variant in self.in_force:
-            numbers = variant.deck_numbers(numbers)
-        return numbers + numbers + [MAX, REPEAT]
+            cards = variant.deck(cards)
+        return cards
 
     @property
     def in_app(self) -> bool:

@@ -37,9 +37,10 @@ class Variant:
         return rounds
 
     # --- the draw deck and the flips ------------------------------------------------------
-    def deck_numbers(self, numbers: list[int]) -> list[int]:
-        """One series of the Captain cards' numbers (the deck holds two, plus Max and Repeat)."""
-        return numbers
+    def deck(self, cards: list[int]) -> list[int]:
+        """The draw deck's cards (codes: 1-12, Max, Repeat); the rulebook's is two series 1-12,
+        Max and Repeat."""
+        return cards
 
     removed_unseen: ClassVar[int] = 0  # cards removed, unseen, from the draw deck before each round
     flips_per_turn: ClassVar[int] = 1
@@ -91,8 +92,8 @@ class Constraints(Variant):
     name = "constraints"
     max_skips_up_to = 3  # ducks 1-3 only move when carried, so Max never picks them (ruling)
 
-    def deck_numbers(self, numbers: list[int]) -> list[int]:
-        return [n for n in numbers if n > 3]
+    def deck(self, cards: list[int]) -> list[int]:
+        return [code for code in cards if code > 3]  # the six Captain cards 1, 2, 3 (Max and Repeat stay)
 
 
 class Surprises(Variant):
