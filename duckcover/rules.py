@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 
 from .cards import MAX, NUMBERS, REPEAT, default_splashes
 from .errors import Refusal, RulesError
-from .variants import BY_NAME, NAMES, Variant, in_force
+from .variants import BY_NAME, Variant, in_force
 
-# The variants' names, as records and `--variant` spell them (for tests and tools that name
-# one; the engine and the faces ask the hooks instead).
-COMPETITION, PRESSURE, CONSTRAINTS, SURPRISES, MADNESS, LOW_BLOWS, TWO_FLIPS, COOPERATIVE, ARTISTS_PACK = NAMES
-VARIANTS = NAMES
+# Some variants' names, as records and `--variant` spell them, for tests and tools that name
+# one (the engine and the faces ask the hooks instead; a new variant needs no constant here).
+COMPETITION, PRESSURE, CONSTRAINTS, SURPRISES, MADNESS = "competition", "pressure", "constraints", "surprises", "madness"
+LOW_BLOWS, TWO_FLIPS, COOPERATIVE, ARTISTS_PACK = "low-blows", "two-flips", "cooperative", "artists-pack"
+VARIANTS = tuple(BY_NAME)  # every variant's name, in the registry's (and records') order
+APP_VARIANTS = tuple(name for name, variant in BY_NAME.items() if variant.not_in_app is None)  # the app seats 2-7
 MAX_BY = ("number", "splashes")
 CAPTAIN = ("rotate", "fixed")
 TURN_CAP = 1000  # safety net: no real round comes near it

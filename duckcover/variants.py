@@ -4,7 +4,9 @@
 changes, and is registered by its `name` (the word records and `--variant` use) when the
 class is defined. `Rules` (duckcover/rules.py) holds the objects of the variants in force and
 folds their hooks into what the engine, the views, the app and the bots ask (`rules.deck()`,
-`rules.says_quack`, ...); nothing else looks a variant up by its name.
+`rules.says_quack`, ...); nothing else looks a variant up by its name. The lists of names
+(`rules.VARIANTS`, `rules.APP_VARIANTS`) are made from the registry once this module has run,
+so a class added anywhere below is in them.
 
 Adding a variant: its class here, its locale lines (`variant.NAME`, `variant_name.NAME`),
 its tests, its row in docs/rules.md.
@@ -75,6 +77,11 @@ class Variant:
 BY_NAME: dict[str, Variant] = {}  # the registry, in the order the classes are defined below
 
 
+def in_force(names: frozenset[str] | set[str]) -> tuple[Variant, ...]:
+    """The variant objects for these names, in the registry's order (names must be known)."""
+    return tuple(variant for name, variant in BY_NAME.items() if name in names)
+
+
 class Competition(Variant):
     name = "competition"
     scores_numbers = True
@@ -141,11 +148,3 @@ class ArtistsPack(Variant):
     whole_game = True
     not_in_app = "is for 8-9 players; the app seats 2-7 (use arena)"  # it only means more seats
 
-
-NAMES: tuple[str, ...] = tuple(BY_NAME)  # every variant's name, in the registry's (and records') order
-IN_APP: tuple[str, ...] = tuple(name for name, variant in BY_NAME.items() if variant.not_in_app is None)
-
-
-def in_force(names: frozenset[str] | set[str]) -> tuple[Variant, ...]:
-    """The variant objects for these names, in the registry's order (names must be known)."""
-    return tuple(variant for name, variant in BY_NAME.items() if name in names)

@@ -10,7 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Input, Label, Select
 
 from ..i18n import t
-from ..variants import BY_NAME, IN_APP
+from ..rules import APP_VARIANTS
+from ..variants import BY_NAME
 from .passplay import MAX_SOUND, clean_sound, madness_sounds
 
 
@@ -33,7 +34,7 @@ def is_human(screen: Screen, seat: int) -> bool:
     return screen.query_one(f"#kind-{seat}", Select).value == "human"
 
 
-SOUND_VARIANTS = tuple(name for name in IN_APP if BY_NAME[name].own_sounds)  # Madness
+SOUND_VARIANTS = tuple(name for name in APP_VARIANTS if BY_NAME[name].own_sounds)  # Madness
 
 
 def madness_on(screen: Screen) -> bool:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
-from ..rules import CAPTAIN, MAX_BY
-from ..variants import IN_APP
+from ..rules import APP_VARIANTS, CAPTAIN, MAX_BY
 
 SPEEDS = ("slow", "normal", "fast", "instant")
 MAX_BOTS = 6
@@ -51,7 +50,7 @@ def add_parser(sub) -> None:
                         help="pass-and-play without the hand-over screen between humans")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME[:ROUNDS]",
                         help="a variant, in every round or only in some: competition:3, surprises:1,2 (repeatable; "
-                        + ", ".join(IN_APP) + ")")
+                        + ", ".join(APP_VARIANTS) + ")")
     parser.add_argument("--max-by", choices=MAX_BY, default="number", help="what Max moves")
     parser.add_argument("--captain", choices=CAPTAIN, default="rotate", help="who is Captain each round")
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)

@@ -25,8 +25,7 @@ from ..errors import DuckError
 from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
 from ..record import RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, replay, to_record
-from ..rules import VARIANTS, Rules
-from ..variants import IN_APP
+from ..rules import APP_VARIANTS, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
 
@@ -720,7 +719,7 @@ class TableServer:
         if not any(s.human for s in seats):
             raise ValueError("a table needs a seat for you")
         variants = message.get("variants", [])
-        if not isinstance(variants, list) or any(v not in IN_APP for v in variants):
+        if not isinstance(variants, list) or any(v not in APP_VARIANTS for v in variants):
             raise ValueError("unknown variant")
         options = message.get("options", {})
         if not isinstance(options, dict) or not set(options) <= {"max_by", "captain", "variant_rounds"}:
