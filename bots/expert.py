@@ -33,7 +33,6 @@ from duckcover.bot import Bot
 from duckcover.game import Game, Phase
 from duckcover.grid import duck_targets, neighbours
 from duckcover.moves import Move
-from duckcover.rules import COOPERATIVE
 
 STEPS_PER_ROLLOUT = 24  # the work cap: budget x this many simulated seat moves per decision
 NOISE = 4096  # shared random numbers for the rollouts' random ducks (a power of two)
@@ -67,7 +66,7 @@ class Rollouts:
         self.seat = view.seat
         self.n = view.players
         self.values = view.rules.values
-        self.cooperative = view.rules.has(COOPERATIVE)
+        self.cooperative = view.rules.team
         self.seeds = seeds
         self.starts: list = [None] * len(seeds)  # built on first use: the work cap may need fewer
         table = random.Random(seeds[0])

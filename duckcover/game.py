@@ -22,7 +22,7 @@ from .cards import CARDS, MAX, NUMBERS, REPEAT, Card, flip_name
 from .errors import IllegalMoveError, Refusal, RulesError
 from .grid import Cell, Stack, cover_targets, duck_targets, is_cell, why_illegal
 from .moves import Call, Move, Phase, Turn
-from .rules import LOW_BLOWS, SURPRISE_CARDS, SURPRISES, TURN_CAP, TWO_FLIPS, Rules
+from .rules import TURN_CAP, Rules
 from .view import GridView, PlayerView, RoundFacts, TurnFacts, grid_view
 
 START_COLUMNS, START_ROWS = 4, 3
@@ -200,15 +200,15 @@ class Game:
         if captain is None:
             captain = rules.captain_of(self.first_captain, index, self.n)
         cards = rules.deck()
-        self._unseen = SURPRISE_CARDS if unseen and rules.has(SURPRISES) else 0
+        self._unseen = rules.removed_unseen if unseen else 0
         if unseen and removed:
             raise IllegalMoveError("an unseen deal names no removed cards")
         if self._unseen:
             removed = []
         elif removed is None:
             removed = []
-            if rules.has(SURPRISES):
-                removed = deal.sample(sorted(cards), SURPRISE_CARDS)
+            if rules.removed_unseen:  # Surprises
+                removed = deal.sample(sorted(cards), rules.removed_unseen)
         for code in removed:
             if code not in cards:
                 raise IllegalMoveError(f"removed card {flip_name(code)} is not in the draw deck")
@@ -237,11 +237,12 @@ class Game:
     def _start_play(self, index: int) -> None:
         """The turn loop's state at a round's start (the round's rules, grids and decks are set)."""
         rules = self._round_rules
-        self._mixed = rules.has(LOW_BLOWS)  # cards may change hands: look tops up by scanning
-        self._two_flips = rules.has(TWO_FLIPS)
+        self._mixed = rules.gifts  # cards may change hands (low blows): look tops up by scanning
+        self._two_flips = rules.flips_per_turn == 2
+        self._discards = rules.discards
         self._limit = rules.discard_limit(self.n)
         self._discards_end = TURN_CAP if self._limit is None else self._limit  # two-flips discards nothing
-        self._turn_cap = TURN_CAP // (2 if self._two_flips else 1)  # the cap counts flips
+        self._turn_cap = TURN_CAP // rules.flips_per_turn  # the cap counts flips
         self._round_index, self._rounds, self._captain = index, self.rules.rounds(), self.rounds[-1].captain
         self._last_round = index + 1 == self._rounds
         self._round_facts = None  # named by the next view (rollouts never ask for one)
@@ -516,7 +517,7 @@ class Game:
         movers = self._awaiting  # exactly the seats with a (checked) move: nobody may pass
         for seat in movers:
             self._move(seat, moves[seat], placing)
-        discarded = not movers and not self._two_flips
+        discarded = not movers and self._discards
         if discarded:
             self._discard += self._flips
             self._previous = None  # a Repeat after a discarded card is discarded too
@@ -726,9 +727,9 @@ def captain_cards(view: PlayerView) -> tuple[list[int], list[int], int | None]:
     player would: the round's deck minus every flip since the last reshuffle.
     """
     rules = view.rules
-    low_blows = rules.has(LOW_BLOWS)
+    low_blows = rules.gifts
     deck = rules.deck()
-    draw_left = len(deck) - (SURPRISE_CARDS if rules.has(SURPRISES) else 0)
+    draw_left = len(deck) - rules.removed_unseen
     unseen = Counter(deck)
     pile: list[int] = []
     previous = None
@@ -832,9 +833,7 @@ def _why_no_move(call: Call, grid) -> str:
 
 def game_outcome(rules: Rules, totals: tuple[int, ...], last_stacks: tuple[int, ...]) -> GameOutcome:
     """Lowest total wins; a tie goes to the fewest visible cards at the end; else shared."""
-    from .rules import COOPERATIVE
-
-    if rules.has(COOPERATIVE):
+    if rules.team:
         return GameOutcome(totals, tuple(range(len(totals))), "team")
     best = min(totals)
     tied = [seat for seat, total in enumerate(totals) if total == best]

@@ -17,7 +17,7 @@ from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
 from .i18n import shown_name, stored_name
 from .moves import Move, Turn
-from .rules import TWO_FLIPS, Rules
+from .rules import Rules
 from .untrusted import LABEL_MAX, NAME_MAX, excerpt, shown
 
 FORMAT = "duckcover-record/1"
@@ -65,7 +65,7 @@ def move_json(move: Move | None, seat: int) -> dict | None:
 
 def turn_json(turn: Turn, rules: Rules) -> dict:
     out: dict[str, Any] = {}
-    if rules.has(TWO_FLIPS):
+    if rules.flips_per_turn > 1:  # two flips
         out["flips"] = [flip_name(code) for code in turn.flips]
     else:
         out["flip"] = flip_name(turn.flips[0])
@@ -361,7 +361,7 @@ def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
 
     if not isinstance(turn, dict):
         raise fail("a turn must be an object")
-    two = game.round_rules.has(TWO_FLIPS)
+    two = game.round_rules.flips_per_turn == 2
     try:
         if two:
             flips = turn.get("flips")

@@ -1,7 +1,9 @@
 """The rules a table agreed on before the game: options, variants and the numbers they imply.
 
 Everything here is a pure function of `Rules`; see docs/rules.md for the reasoning
-behind each ruling.
+behind each ruling. What a variant changes is declared by its object in
+duckcover/variants.py; `Rules` holds the objects in force and folds their hooks into the
+questions the engine, the views, the app and the bots ask.
 """
 from __future__ import annotations
 
@@ -10,25 +12,19 @@ from dataclasses import dataclass, field
 
 from .cards import MAX, NUMBERS, REPEAT, default_splashes
 from .errors import Refusal, RulesError
+from .variants import BY_NAME, Variant, in_force
 
-COMPETITION = "competition"
-PRESSURE = "pressure"
-CONSTRAINTS = "constraints"
-SURPRISES = "surprises"
-MADNESS = "madness"
-LOW_BLOWS = "low-blows"
-TWO_FLIPS = "two-flips"
-COOPERATIVE = "cooperative"
-ARTISTS_PACK = "artists-pack"
-
-VARIANTS = (COMPETITION, PRESSURE, CONSTRAINTS, SURPRISES, MADNESS, LOW_BLOWS, TWO_FLIPS, COOPERATIVE, ARTISTS_PACK)
+# Some variants' names, as records and `--variant` spell them, for tests and tools that name
+# one (the engine and the faces ask the hooks instead; a new variant needs no constant here).
+COMPETITION, PRESSURE, CONSTRAINTS, SURPRISES, MADNESS = "competition", "pressure", "constraints", "surprises", "madness"
+LOW_BLOWS, TWO_FLIPS, COOPERATIVE, ARTISTS_PACK = "low-blows", "two-flips", "cooperative", "artists-pack"
+VARIANTS = tuple(BY_NAME)  # every variant's name, in the registry's (and records') order
+APP_VARIANTS = tuple(name for name, variant in BY_NAME.items() if variant.not_in_app is None)  # the app seats 2-7
 MAX_BY = ("number", "splashes")
 CAPTAIN = ("rotate", "fixed")
 TURN_CAP = 1000  # safety net: no real round comes near it
 ROUNDS = 3
-COOPERATIVE_ROUNDS = 2
-SURPRISE_CARDS = 2
-WHOLE_GAME = (COOPERATIVE, ARTISTS_PACK)  # they change the table or the number of rounds: never per round
+TABLE_PLAYERS = (2, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +41,16 @@ class Rules:
     values: tuple[int, ...] = field(init=False, repr=False, compare=False)
     # max_keys[n]: how Max ranks a visible card n (index 0 unused; -1: Max never takes it).
     max_keys: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # The objects of `variants`, in the registry's order, and their hooks folded (derived):
+    in_force: tuple[Variant, ...] = field(init=False, repr=False, compare=False)
+    flips_per_turn: int = field(init=False, repr=False, compare=False)
+    removed_unseen: int = field(init=False, repr=False, compare=False)  # cards out, unseen, each round
+    gifts: bool = field(init=False, repr=False, compare=False)  # Max and Repeat are gifts (low blows)
+    says_quack: bool = field(init=False, repr=False, compare=False)
+    own_sounds: bool = field(init=False, repr=False, compare=False)  # animal sounds instead of Quack
+    discards: bool = field(init=False, repr=False, compare=False)  # unplayed cards go to the Discard area
+    scores_numbers: bool = field(init=False, repr=False, compare=False)  # numbers score, not splashes
+    team: bool = field(init=False, repr=False, compare=False)  # one team total, all win together
 
     def __post_init__(self) -> None:
         if self.max_by not in MAX_BY:
@@ -56,18 +62,41 @@ class Rules:
         if unknown:
             raise RulesError(Refusal("unknown-variant", f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})",
                                     variant=unknown[0], known=", ".join(VARIANTS)))
+        variants = in_force(self.variants)
+        self._fold(variants)
         self._check_variant_rounds()
-        if any({LOW_BLOWS, TWO_FLIPS} <= self.variants_in(index) for index in range(self.rounds())):
-            raise RulesError(Refusal("low-blows-two-flips", "low-blows and two-flips cannot be combined: both redefine the turn"))
+        self._check_turns()
         if len(self.splashes) != 12:
             raise RulesError("the splash table needs 12 values")
         object.__setattr__(self, "splashes", tuple(self.splashes))
-        scored = range(13) if COMPETITION in self.variants else (0, *self.splashes)
+        scored = range(13) if self.scores_numbers else (0, *self.splashes)
         object.__setattr__(self, "values", tuple(scored))
         ranked = range(13) if self.max_by == "number" else (0, *self.splashes)
-        # Under Constraints, ducks 1-3 only move when carried, so Max never picks them (ruling).
-        uncallable = 3 if CONSTRAINTS in self.variants else 0
+        uncallable = max((variant.max_skips_up_to for variant in variants), default=0)
         object.__setattr__(self, "max_keys", tuple(-1 if n <= uncallable else key for n, key in enumerate(ranked)))
+
+    def _fold(self, variants: tuple[Variant, ...]) -> None:
+        """The hooks' answers for this set of variants, once (the engine reads them every round)."""
+        folded = {
+            "in_force": variants,
+            "flips_per_turn": max((variant.flips_per_turn for variant in variants), default=1),
+            "removed_unseen": sum(variant.removed_unseen for variant in variants),
+            "gifts": any(variant.gifts for variant in variants),
+            "says_quack": all(variant.says_quack for variant in variants),
+            "own_sounds": any(variant.own_sounds for variant in variants),
+            "discards": all(variant.discards for variant in variants),
+            "scores_numbers": any(variant.scores_numbers for variant in variants),
+            "team": any(variant.team for variant in variants),
+        }
+        for name, value in folded.items():
+            object.__setattr__(self, name, value)
+
+    def _check_turns(self) -> None:
+        for index in range(self.rounds()):
+            redefining = [variant.name for variant in in_force(self.variants_in(index)) if variant.redefines_turn]
+            if len(redefining) > 1:
+                raise RulesError(Refusal("low-blows-two-flips",
+                                         f"{redefining[0]} and {redefining[1]} cannot be combined: both redefine the turn"))
 
     def _check_variant_rounds(self) -> None:
         raw = self.variant_rounds
@@ -78,23 +107,20 @@ class Rules:
             if name not in self.variants:
                 raise RulesError(Refusal("rounds-not-a-variant", f"rounds are given for {name!r}, which is not among the variants",
                                         variant=name))
-            if name in WHOLE_GAME:
+            variant = BY_NAME[name]
+            if variant.whole_game:
                 raise RulesError(Refusal("whole-game-variant", f"{name} applies to the whole game, not to some rounds", variant=name))
             numbers = tuple(numbers) if isinstance(numbers, (list, tuple, set, frozenset)) else ()
             if not numbers or any(type(n) is not int or not 1 <= n <= rounds for n in numbers):
                 raise RulesError(Refusal("bad-variant-rounds", f"{name}: rounds must be numbers from 1 to {rounds}",
                                         variant=name, rounds=rounds))
             numbers = tuple(sorted(set(numbers)))
-            if name == PRESSURE and rounds not in numbers:
-                raise RulesError(Refusal("pressure-last-round", f"pressure acts in the last round only: its rounds must include {rounds}",
+            if variant.last_round_only and rounds not in numbers:
+                raise RulesError(Refusal("pressure-last-round", f"{name} acts in the last round only: its rounds must include {rounds}",
                                         rounds=rounds))
-            if len(numbers) < rounds and name != PRESSURE:  # every round (or Pressure's last) is no restriction
+            if len(numbers) < rounds and not variant.last_round_only:  # every round (or the last one's) is no restriction
                 normal.append((name, numbers))
         object.__setattr__(self, "variant_rounds", tuple(sorted(normal)))
-
-    def has(self, variant: str) -> bool:
-        """Does the variant apply (in some round, if it is limited to some)?"""
-        return variant in self.variants
 
     def variants_in(self, round_index: int) -> frozenset[str]:
         """The variants in force in round `round_index` (0-based)."""
@@ -109,30 +135,35 @@ class Rules:
 
     # --- numbers that follow from the rules -------------------------------------------
     def check_players(self, players: int) -> None:
-        low, high = (2, 5) if self.has(COOPERATIVE) else (2, 9)
+        for variant in self.in_force:  # a variant's own limits first (Cooperative: 2-5)
+            variant.check_players(players)
+        low, high = TABLE_PLAYERS
         if not low <= players <= high:
-            if self.has(COOPERATIVE):
-                raise RulesError(Refusal("cooperative-players", f"the cooperative variant takes {low}-{high} players, "
-                                         f"not {players}", low=low, high=high, players=players))
             raise RulesError(Refusal("table-players", f"a table takes {low}-{high} players, not {players}",
                                      low=low, high=high, players=players))
 
     def rounds(self) -> int:
-        return COOPERATIVE_ROUNDS if self.has(COOPERATIVE) else ROUNDS
+        rounds = ROUNDS
+        for variant in self.in_force:
+            rounds = variant.rounds(rounds)
+        return rounds
 
     def discard_limit(self, players: int) -> int | None:
-        """Players plus discarded cards make 11 (2->9 ... 7->4, Artists Pack 8->3, 9->2)."""
-        return None if self.has(TWO_FLIPS) else 11 - players
+        """Players plus discarded cards make 11 (2->9 ... 7->4, Artists Pack 8->3, 9->2);
+        None where nothing is discarded (Two flips)."""
+        return 11 - players if self.discards else None
 
     def deck(self) -> list[int]:
         """The captain deck, unshuffled: two series 1-12, Max and Repeat (Constraints drops 1-3)."""
-        numbers = [n for n in NUMBERS if n > 3] if self.has(CONSTRAINTS) else list(NUMBERS)
-        return numbers + numbers + [MAX, REPEAT]
+        cards = [*NUMBERS, *NUMBERS, MAX, REPEAT]
+        for variant in self.in_force:
+            cards = variant.deck(cards)
+        return cards
 
     @property
-    def scores_numbers(self) -> bool:
-        """Visible cards score their numbers (Competition), not their splashes."""
-        return COMPETITION in self.variants
+    def in_app(self) -> bool:
+        """Can the app (its setup, `play`, the server) seat this game? Not an 8-9 player variant."""
+        return all(variant.not_in_app is None for variant in self.in_force)
 
     def value(self, number: int) -> int:
         """What a visible card scores: its splashes, or its number under Competition."""
@@ -150,7 +181,9 @@ class Rules:
         """Visible values count plus with several stacks, minus with exactly one."""
         if len(values) == 1:
             score = -values[0]
-            return score * 2 if last_round and self.has(PRESSURE) else score
+            for variant in self.in_force:
+                score = variant.lone_stack_score(score, last_round)
+            return score
         return sum(values)
 
     def to_json(self) -> dict:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import NamedTuple
 
-from .cards import Card
+from .cards import MAX, Card
 from .grid import Cell, reading_order, sorted_stacks
 from .moves import Call, Move, Phase, Turn
 from .rules import Rules
@@ -133,8 +133,8 @@ class PlayerView(NamedTuple):
 
     @property
     def must_quack(self) -> bool:
-        """The called duck is covered: say Quack (never under two-flips, which has no Quack)."""
-        return self.call.kind == "move" and not self.candidates and self.discard_limit is not None
+        """The called duck is covered: say Quack (never where the variant has no Quack: two flips)."""
+        return self.call.kind == "move" and not self.candidates and self.rules.says_quack
 
     def legal_moves(self) -> list[Move]:
         from .game import legal_moves
@@ -147,6 +147,16 @@ class PlayerView(NamedTuple):
 
         received = (self.received[0],) if self.received else None
         return illegal_reason(self.phase, self.grid.cells, self.candidates, received, move, self.call) is None
+
+
+def turn_quacks(turn: Turn, rules: Rules) -> tuple[bool, ...]:
+    """What a finished turn was, seat by seat: True for a seat that said Quack (its called duck
+    was covered). Nobody quacks on Max, on a Repeat that called nothing, while placing a
+    gift, or under a variant without Quack; a seat that moved did not quack."""
+    call = turn.call
+    if call.kind != "move" or turn.gifts is not None or not rules.says_quack or MAX in call.options:
+        return (False,) * len(turn.moves)
+    return tuple(move is None for move in turn.moves)
 
 
 # --- building views ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import duckcover_bots
 # is not in it: it prints a summary in the reader's language (a face, like the app).
 ENGINE = {
     "duckcover", "duckcover.cards", "duckcover.errors", "duckcover.game", "duckcover.grid",
-    "duckcover.moves", "duckcover.rules", "duckcover.view",
+    "duckcover.moves", "duckcover.rules", "duckcover.variants", "duckcover.view",
 }
 PLAYERS = {
     "duckcover.arena", "duckcover.bot", "duckcover.difficulty", "duckcover.harness",

@@ -95,7 +95,7 @@ def test_twelve_cards_per_player_are_conserved(table):
         in_hand = [c for seat in range(game.n) for c in (game.received(seat) or ())]  # low blows: gifts
         everything = [c for cards in held for c in cards] + in_hand
         assert len(everything) == len(set(everything)) == 12 * game.n
-        if not game.round_rules.has(LOW_BLOWS):
+        if LOW_BLOWS not in game.round_rules.variants:
             assert not in_hand
             for seat, cards in enumerate(held):
                 assert sorted(c.number for c in cards) == list(range(1, 13))
@@ -245,7 +245,7 @@ def test_nobody_quacks_on_max(table):
     rule_set, kinds, seed = table
 
     def check(game):
-        if MAX in game.call.options and not game.round_rules.has(CONSTRAINTS):
+        if MAX in game.call.options and CONSTRAINTS not in game.round_rules.variants:
             assert game.awaiting == tuple(range(game.n))
 
     checked_game(rule_set, kinds, seed, on_call=check)
@@ -266,7 +266,7 @@ def test_max_moves_the_highest_visible_duck_and_under_constraints_never_1_to_3(t
             return
         for seat in range(game.n):
             tops = [(stack[-1], cell) for cell, stack in game.grid(seat).items()]
-            if game.round_rules.has(CONSTRAINTS):
+            if CONSTRAINTS in game.round_rules.variants:
                 tops = [(card, cell) for card, cell in tops if card.number >= 4]
             best = max((rank(card.number) for card, _ in tops), default=None)
             expected = {(card, cell) for card, cell in tops if rank(card.number) == best}
@@ -281,7 +281,7 @@ def test_max_moves_the_highest_visible_duck_and_under_constraints_never_1_to_3(t
 def test_repeat_repeats_the_previous_flip_or_goes_to_discard(table):
     rule_set, kinds, seed = table
     def check(game):
-        if game.flips != (REPEAT,) or game.round_rules.has(LOW_BLOWS) or game.round_rules.has(TWO_FLIPS):
+        if game.flips != (REPEAT,) or LOW_BLOWS in game.round_rules.variants or TWO_FLIPS in game.round_rules.variants:
             return  # their own Repeat rulings are tested in test_rules_variants.py
         resolved = game.phase not in CHOOSING  # a dead Repeat (or one nobody can play) resolves at the flip
         past = game.history[:-1] if resolved else game.history
@@ -303,7 +303,7 @@ def test_flipped_cards_go_to_the_discard_only_when_nobody_moved(table):
     def check(game):  # called once every turn has resolved
         turn = game.last_turn
         nobody = all(m is None for m in turn.moves)
-        assert turn.discarded == (nobody and not game.round_rules.has(TWO_FLIPS))
+        assert turn.discarded == (nobody and TWO_FLIPS not in game.round_rules.variants)
         assert (game.discard if turn.discarded else game.pile)[-len(turn.flips):] == turn.flips
 
     checked_game(rule_set, kinds, seed, on_turn=check)

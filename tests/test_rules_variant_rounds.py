@@ -44,7 +44,7 @@ def test_a_limited_variant_is_in_force_only_in_its_rounds():
     game = Game(3, limited(surprises=[1, 2], constraints=[2]), seed=1)
     seen = []
     while True:
-        seen.append((game.round_rules.has(SURPRISES), game.round_rules.has(CONSTRAINTS), len(game.round.deck)))
+        seen.append((SURPRISES in game.round_rules.variants, CONSTRAINTS in game.round_rules.variants, len(game.round.deck)))
         assert game.view(0).rules == game.round_rules  # bots see the rules of the round they play
         while game.phase.value == "flip":
             game.flip()
@@ -115,7 +115,7 @@ def test_a_plain_variants_list_still_means_every_round():
     data = record.to_record(game)
     assert "variant_rounds" not in data["rules"]  # records without limits are written as before
     again = record.replay(data)
-    assert all(again.rules.for_round(index).has(COMPETITION) for index in range(3))
+    assert all(COMPETITION in again.rules.for_round(index).variants for index in range(3))
 
 
 @pytest.mark.parametrize("bad", [{"competition": 3}, ["competition"], {"competition": [9]}, {"chaos\x1b[2J": [1]}])
@@ -164,4 +164,4 @@ def test_play_refuses_bad_variant_rounds_in_one_line(spec, says, capsys, tmp_pat
 def test_low_blows_and_two_flips_in_different_rounds_are_accepted_on_the_command_line():
     args = cli.build_parser().parse_args(["play", "--bots", "2", "--variant", "low-blows:1", "--variant", "two-flips:2,3"])
     rule_set = build_options(args).rules
-    assert rule_set.for_round(0).has(LOW_BLOWS) and rule_set.for_round(1).has(TWO_FLIPS)
+    assert LOW_BLOWS in rule_set.for_round(0).variants and TWO_FLIPS in rule_set.for_round(1).variants

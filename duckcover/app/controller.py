@@ -24,8 +24,7 @@ from ..i18n import t
 from ..moves import Move, Turn
 from ..players.table import NOTHING_TO_CHOOSE
 from ..players.table import Table as Turns
-from ..rules import MADNESS, TWO_FLIPS
-from ..view import PlayerView
+from ..view import PlayerView, turn_quacks
 from .options import SeatSpec
 from .telling import dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words
 from .words import flip_word, refusal_text
@@ -112,7 +111,7 @@ class TurnController:
 
         from ..plugins import stamp_bot_versions
 
-        record = add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.has(MADNESS))
+        record = add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.own_sounds)
         stamp_bot_versions(record)  # the ratings tell a bot's versions apart
         record["bot_key"] = self.key.hex()
         return add_fallbacks(record, self.fallbacks)
@@ -300,7 +299,7 @@ class TurnController:
 
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:
-        if self.game.round_rules.has(MADNESS):
+        if self.game.round_rules.own_sounds:  # Madness
             from .passplay import seat_sounds
 
             return seat_sounds(self.seats)[seat]  # each seat its own animal (pass-and-play: chosen)
@@ -308,7 +307,7 @@ class TurnController:
 
     def quacking_humans(self) -> list[int]:
         """Human seats that quack this turn: the call names a card of theirs that is covered."""
-        if self.game.call.kind != "move" or self.game.round_rules.has(TWO_FLIPS):  # no Quack there
+        if self.game.call.kind != "move" or not self.game.round_rules.says_quack:  # no Quack there
             return []
         return [seat for seat in self.humans if seat not in self.views]
 
@@ -332,11 +331,11 @@ class TurnController:
             return [dead_repeat_words()]
         lines = []
         placing = turn.gifts is not None
+        quacks = turn_quacks(turn, game.round_rules)
         for seat, move in enumerate(turn.moves):
             name = game.names[seat]
             if move is None:
-                quacks = not (game.round_rules.has(TWO_FLIPS) or placing)
-                lines.append(idle_words(name, self.quack_word(seat) if quacks else None))
+                lines.append(idle_words(name, self.quack_word(seat) if quacks[seat] else None))
             else:
                 lines.append(move_words(name, self.before[seat], move, placing))
         if turn.discarded:
@@ -367,7 +366,7 @@ class TurnController:
         flips, call = game.flips, game.call
         if call.kind == "gift":
             return t("explain.gift")
-        if call.kind == "dead" and not game.round_rules.has(TWO_FLIPS):
+        if call.kind == "dead" and len(flips) == 1:  # Repeat's special cases (two flips have none)
             return t("explain.repeat_first") if turns_before == 0 else t("explain.repeat_discarded")
         parts = []
         if REPEAT in flips:
@@ -378,7 +377,7 @@ class TurnController:
             self.explained.add("repeat")
         if MAX in flips or (call.kind == "move" and MAX in call.options):
             parts.append(t("explain.max_splashes") if game.rules.max_by == "splashes" else t("explain.max"))
-        if game.round_rules.has(TWO_FLIPS) and len(call.options) > 1:
+        if len(call.options) > 1:  # two flips: a choice between two ducks
             parts.append(t("explain.two_flips"))
         return " ".join(parts) or None
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..i18n import t
-from ..rules import MADNESS
 from .options import BOT_NAMES, SeatSpec
 
 from ..untrusted import SOUND_MAX as MAX_SOUND  # 12 characters: a word in a log line, not a sentence
@@ -66,7 +65,7 @@ def read_sounds(record: dict) -> list[str | None]:
 
 def sound_of(record_sounds: Sequence[str | None], rules, seat: int) -> str:
     """The word a seat says instead of Quack, given the sounds read from a record."""
-    if not rules.has(MADNESS):
+    if not rules.own_sounds:  # Madness
         return t("word.quack")
     seats = [SeatSpec(str(i), None, s) for i, s in enumerate(record_sounds)]
     if seat >= len(seats):

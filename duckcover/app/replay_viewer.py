@@ -20,14 +20,14 @@ from textual.screen import Screen
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ..cards import MAX, REPEAT
+from ..cards import REPEAT
 from ..game import CHOOSING, Game, Phase, RoundOutcome
 from ..grid import Cell, Stack, fmt_cell, sorted_stacks
 from ..i18n import t, tn
 from ..moves import Turn
 from ..record import read_players, read_turn_seats, replay
-from ..rules import TWO_FLIPS
 from ..untrusted import NAME_MAX, shown
+from ..view import turn_quacks
 from .cards import family_letter
 from .glyphs import PlainKeys, adapt
 from .passplay import read_sounds, sound_of
@@ -132,7 +132,7 @@ def flip_line(timeline: Timeline, step: Step) -> str:
         return said("replay.deal", names[step.captain], round=step.round_index + 1)
     card = " + ".join(flip_word(code) for code in turn.flips)
     call = turn.call
-    if REPEAT in turn.flips and call.kind == "move" and not timeline.rules.for_round(step.round_index).has(TWO_FLIPS):
+    if turn.flips == (REPEAT,) and call.kind == "move":  # a lone Repeat says what it repeats
         card = t("replay.repeat_of", card=card, call=flip_word(call.options[0]))
     return t("replay.flip", turn=step.turn_no, name=shown(names[step.captain], NAME_MAX), card=card)
 
@@ -148,6 +148,7 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
         return [dead_repeat_words()]
     lines = []
     placing = turn.gifts is not None
+    quacks = turn_quacks(turn, rules)
     if placing:
         lines += [gift_words(names[seat], card_word(gift.card, seat), names[(seat + 1) % n])
                   for seat, gift in enumerate(turn.gifts) if gift is not None]
@@ -155,10 +156,8 @@ def move_lines(timeline: Timeline, step: Step) -> list[str]:
         if move is not None:
             word = partial(card_word, seat=seat)
             lines.append(move_words(names[seat], step.before[seat], move, placing, word))
-        else:
-            # Only a number a player cannot show is a Quack; nobody quacks on Max (nor places nothing).
-            quacks = not (placing or rules.has(TWO_FLIPS) or MAX in turn.call.options)
-            lines.append(idle_words(names[seat], quack_word(timeline, seat, rules) if quacks else None))
+        else:  # only a number a player cannot show is a Quack (turn_quacks)
+            lines.append(idle_words(names[seat], quack_word(timeline, seat, rules) if quacks[seat] else None))
     if turn.discarded:
         lines.append(discard_words(len(step.discard), rules.discard_limit(n)))
     return lines

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from ..difficulty import DIFFICULTIES, level_rating, nearest_level
 from ..errors import RulesError
 from ..i18n import t
-from ..rules import ARTISTS_PACK, VARIANTS, Rules, rules_with_variants
+from ..rules import APP_VARIANTS, Rules, rules_with_variants
 from ..untrusted import NAME_MAX, name_problem, shown
 from .bots import installed_bots
 from .controller import TurnController
@@ -26,7 +26,7 @@ from .telling import is_you
 from .words import error_text
 from .footer import KeyFooter
 
-SETUP_VARIANTS = tuple(v for v in VARIANTS if v != ARTISTS_PACK)
+SETUP_VARIANTS = APP_VARIANTS  # the app seats 2-7: no 8-9 player variant
 MAX_SEATS = 7
 SCOREPAD_EDGE_HEIGHT = 30  # below this many lines, the round end's tables lose their outer edges
 

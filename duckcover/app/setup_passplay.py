@@ -10,7 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Input, Label, Select
 
 from ..i18n import t
-from ..rules import MADNESS
+from ..rules import APP_VARIANTS
+from ..variants import BY_NAME
 from .passplay import MAX_SOUND, clean_sound, madness_sounds
 
 
@@ -33,8 +34,12 @@ def is_human(screen: Screen, seat: int) -> bool:
     return screen.query_one(f"#kind-{seat}", Select).value == "human"
 
 
+SOUND_VARIANTS = tuple(name for name in APP_VARIANTS if BY_NAME[name].own_sounds)  # Madness
+
+
 def madness_on(screen: Screen) -> bool:
-    return screen.query_one(f"#variant-{MADNESS}", Checkbox).value
+    """Is a variant ticked under which players choose their own sound instead of Quack?"""
+    return any(screen.query_one(f"#variant-{name}", Checkbox).value for name in SOUND_VARIANTS)
 
 
 def show_passplay(screen: Screen, count: int) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
-from ..rules import ARTISTS_PACK, CAPTAIN, MAX_BY, VARIANTS
+from ..rules import APP_VARIANTS, CAPTAIN, MAX_BY
 
 SPEEDS = ("slow", "normal", "fast", "instant")
 MAX_BOTS = 6
@@ -50,7 +50,7 @@ def add_parser(sub) -> None:
                         help="pass-and-play without the hand-over screen between humans")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME[:ROUNDS]",
                         help="a variant, in every round or only in some: competition:3, surprises:1,2 (repeatable; "
-                        + ", ".join(v for v in VARIANTS if v != ARTISTS_PACK) + ")")
+                        + ", ".join(APP_VARIANTS) + ")")
     parser.add_argument("--max-by", choices=MAX_BY, default="number", help="what Max moves")
     parser.add_argument("--captain", choices=CAPTAIN, default="rotate", help="who is Captain each round")
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
@@ -86,8 +86,9 @@ def build_options(args):
         rules = rules_with_variants(args.variant, max_by=args.max_by, captain=args.captain)
     except RulesError as err:
         raise ValueError(str(err)) from None
-    if rules.has(ARTISTS_PACK):  # it only means more seats; the app seats up to 7 players
-        raise ValueError("the artists-pack variant is for 8-9 players; the app seats 2-7 (use arena)")
+    for variant in rules.in_force:
+        if variant.not_in_app:  # Artists Pack only means more seats; the app seats up to 7 players
+            raise ValueError(f"the {variant.name} variant {variant.not_in_app}")
     seats = None
     if args.humans is not None:
         seats = table_from_humans(args)

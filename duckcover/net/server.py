@@ -27,7 +27,7 @@ from ..moves import Move
 from ..players.table import BY_TIME, NOT_LEGAL, Chosen, Event, Flipped, Revealed
 from ..players.table import Table as Turns
 from ..record import RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, replay, to_record
-from ..rules import ARTISTS_PACK, VARIANTS, Rules
+from ..rules import APP_VARIANTS, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
 
@@ -717,7 +717,7 @@ class TableServer:
         if not any(s.human for s in seats):
             raise ValueError("a table needs a seat for you")
         variants = message.get("variants", [])
-        if not isinstance(variants, list) or any(v not in VARIANTS or v == ARTISTS_PACK for v in variants):
+        if not isinstance(variants, list) or any(v not in APP_VARIANTS for v in variants):
             raise ValueError("unknown variant")
         options = message.get("options", {})
         if not isinstance(options, dict) or not set(options) <= {"max_by", "captain", "variant_rounds"}:
