@@ -24,6 +24,10 @@ ARTISTS_PACK = "artists-pack"
 VARIANTS = (COMPETITION, PRESSURE, CONSTRAINTS, SURPRISES, MADNESS, LOW_BLOWS, TWO_FLIPS, COOPERATIVE, ARTISTS_PACK)
 MAX_BY = ("number", "splashes")
 CAPTAIN = ("rotate", "fixed")
+MIN_PLAYERS = 2
+BOX_PLAYERS = 7  # seven families in the box (RULES.md): the app and the server seat 2-7
+MAX_PLAYERS = 9  # the Artists Pack's two more families seat 8-9 (the arena plays them)
+COOPERATIVE_MAX_PLAYERS = 5
 TURN_CAP = 1000  # safety net: no real round comes near it
 ROUNDS = 3
 COOPERATIVE_ROUNDS = 2
@@ -109,7 +113,7 @@ class Rules:
 
     # --- numbers that follow from the rules -------------------------------------------
     def check_players(self, players: int) -> None:
-        low, high = (2, 5) if self.has(COOPERATIVE) else (2, 9)
+        low, high = MIN_PLAYERS, COOPERATIVE_MAX_PLAYERS if self.has(COOPERATIVE) else MAX_PLAYERS
         if not low <= players <= high:
             if self.has(COOPERATIVE):
                 raise RulesError(Refusal("cooperative-players", f"the cooperative variant takes {low}-{high} players, "
