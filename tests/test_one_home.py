@@ -118,3 +118,35 @@ def test_greedy_and_the_fallback_play_the_costliest_cover():
             game.play([rng.choice(views[s].legal_moves()) if s in views and views[s].legal_moves() else None
                        for s in range(game.n)])
     assert checked > 50
+
+
+def test_the_app_asks_the_view_who_quacks():
+    """The controller's quacking humans are the seats whose view says must_quack, and that is
+    the rule: a number called, the seat's card covered, never under two flips."""
+    import inspect
+
+    from duckcover.app.controller import TurnController
+    from duckcover.app.options import SeatSpec
+    from duckcover.game import Game, Phase
+    from duckcover.rules import TWO_FLIPS
+
+    assert "must_quack" in inspect.getsource(TurnController.quacking_humans)
+    quacked = 0
+    for seed, variants in ((1, frozenset()), (2, frozenset()), (3, frozenset({TWO_FLIPS}))):
+        game = Game(3, Rules(variants=variants), seed=seed)
+        ctl = TurnController(game, [SeatSpec(f"P{seat}") for seat in range(3)])
+        rng = random.Random(seed)
+        while not game.over:
+            if game.phase is Phase.ROUND_OVER:
+                game.start_round()
+            game.flip()
+            if game.phase is not Phase.MOVE:
+                continue  # nobody could move: the turn (or the round) ended at the flip
+            ctl.open_choice()
+            covered = [] if game.call.kind != "move" or game.round_rules.has(TWO_FLIPS) else [
+                seat for seat in range(3) if seat not in game.awaiting]
+            assert ctl.quacking_humans() == covered
+            quacked += len(covered)
+            game.play([rng.choice(game.view(s).legal_moves()) if s in game.awaiting else None for s in range(3)])
+            ctl.views, ctl.chosen = {}, {}
+    assert quacked > 0
