@@ -150,3 +150,17 @@ def test_the_app_asks_the_view_who_quacks():
             game.play([rng.choice(game.view(s).legal_moves()) if s in game.awaiting else None for s in range(3)])
             ctl.views, ctl.chosen = {}, {}
     assert quacked > 0
+
+
+def test_the_repeat_rule_is_stated_once_and_captain_cards_follows_it():
+    import inspect
+
+    from duckcover import game
+    from duckcover.cards import MAX, REPEAT
+
+    assert game.repeated(None, REPEAT, gift=False) is None  # nothing to repeat: a dead call
+    assert game.repeated(7, REPEAT, gift=False) == 7 and game.repeated(7, 9, gift=False) == 9
+    assert game.repeated(7, MAX, gift=True) is None  # low blows: a gift, which nothing repeats
+    for function in (game.captain_cards, game.Game._one_flip_call, game.Game._two_flip_call):
+        source = inspect.getsource(function)
+        assert "repeated(" in source and "== REPEAT" not in source and "!= REPEAT" not in source
