@@ -83,13 +83,13 @@ def test_a_move_by_number_comes_back_equal_with_or_without_its_seat(data, player
             assert ("family" in text) == (written_for is None)
 
 
-@settings(max_examples=examples(60))
+@settings(max_examples=examples(30))
 @given(turns())
 def test_a_whole_turn_comes_back_equal(turn):
     assert codec.decode_turn(wire(codec.encode_turn(turn))) == turn
 
 
-@settings(max_examples=examples(60))
+@settings(max_examples=examples(30))
 @given(turns())
 def test_a_record_turn_gives_back_its_flips_and_moves(turn):
     two_flips = len(turn.flips) == 2  # the engine flips two a turn under two flips, else one
@@ -131,7 +131,7 @@ DECODERS = {
 }
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(100))
 @given(JSON)
 def test_malformed_data_is_a_parse_error_and_nothing_else(data):
     for name, decode in DECODERS.items():
@@ -143,7 +143,7 @@ def test_malformed_data_is_a_parse_error_and_nothing_else(data):
             raise AssertionError(f"{name} raised {type(err).__name__}: {err}") from err
 
 
-@settings(max_examples=examples(60))
+@settings(max_examples=examples(30))
 @given(turns(), st.sampled_from(["flips", "call", "moves", "gifts", "discarded"]), JSON)
 def test_a_turn_with_one_field_spoiled_is_a_parse_error_or_a_turn(turn, field, junk):
     data = wire(codec.encode_turn(turn))

@@ -127,6 +127,7 @@ def test_the_review_never_reads_the_hidden_deck():
     assert first == second
 
 
+@pytest.mark.keys  # the slow tier: worker processes
 def test_the_same_review_whatever_the_split_between_processes():
     data = read_file(RECORD)
     alone = rv.review(data, ["2"], budget=SMALL, jobs=1)
