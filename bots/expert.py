@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 from duckcover.bot import Bot
 from duckcover.game import Game, Phase
-from duckcover.grid import duck_targets, neighbours
+from duckcover.grid import costliest_cover, duck_targets, neighbours
 from duckcover.moves import Move
 
 STEPS_PER_ROLLOUT = 24  # the work cap: budget x this many simulated seat moves per decision
@@ -126,26 +126,16 @@ class Rollouts:
             grid = grid_of(seat)
             k = (base + seat * 2) & MASK
             if phase is MOVE:
-                best_card = best_to = None
-                best = -1
-                stack_at = grid.get
-                for card, origin in candidates:
-                    for to in neighbours(origin):
-                        stack = stack_at(to)
-                        if stack is not None:
-                            worth = values[stack[-1].number]
-                            if worth > best:
-                                best_card, best_to, best = card, to, worth
-                if best_to is not None:
-                    moves[seat] = _new_tuple(Move, (best_card, best_to))
+                cover = costliest_cover(grid, candidates, values)
+                if cover is not None:
+                    moves[seat] = _new_tuple(Move, cover)
                     continue
                 card, origin = candidates[int(noise[k + 2] * len(candidates))]
                 cells = list(grid)
                 while True:  # a random empty side of a random other stack (one always exists)
-                    cx, cy = cell = cells[int(noise[k] * len(cells))]
-                    r = int(noise[k + 1] * 4)
+                    cell = cells[int(noise[k] * len(cells))]
+                    to = neighbours(cell)[int(noise[k + 1] * 4)]
                     k = (k + 2) & MASK
-                    to = (cx, cy - 1) if r == 0 else (cx - 1, cy) if r == 1 else (cx + 1, cy) if r == 2 else (cx, cy + 1)
                     if cell != origin and to not in grid:
                         moves[seat] = _new_tuple(Move, (card, to))
                         break

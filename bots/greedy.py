@@ -1,6 +1,6 @@
 """greedy: the baseline. Cover the adjacent stack with the most splashes; otherwise duck at random."""
 from duckcover.bot import Bot
-from duckcover.grid import duck_targets, neighbours
+from duckcover.grid import costliest_cover, duck_targets
 from duckcover.moves import Move, Phase
 
 MOVE, GIFT = Phase.MOVE, Phase.GIFT  # enum lookups are slow, and simulations call choose() a lot
@@ -19,17 +19,9 @@ class GreedyBot(Bot):
         phase = view.phase
         if phase is MOVE:
             cells = view.grids[view.seat].cells
-            best_card = best_to = None
-            best_value = -1
-            for card, origin in candidates:
-                for to in neighbours(origin):  # the first of equals wins: up, left, right, down
-                    stack = cells.get(to)
-                    if stack is not None:
-                        value = values[stack[-1].number]
-                        if value > best_value:
-                            best_card, best_to, best_value = card, to, value
-            if best_to is not None:
-                return Move(best_card, best_to)
+            cover = costliest_cover(cells, candidates, values)
+            if cover is not None:
+                return Move(*cover)
             if len(candidates) == 1:
                 card, origin = candidates[0]
                 return Move(card, self.rng.choice(duck_targets(cells, origin)))

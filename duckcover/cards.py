@@ -8,6 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from .errors import ParseError
+
 NUMBERS = range(1, 13)
 MAX = 13
 REPEAT = 14
@@ -41,10 +43,10 @@ def flip_name(code: int) -> str:
 
 
 def parse_flip(text: object) -> int:
-    """A record's flip ("1".."12", "max", "repeat") as its code; ValueError if it is none of those."""
+    """A record's flip ("1".."12", "max", "repeat") as its code; ParseError (a ValueError) if it is none of those."""
     if isinstance(text, str) and text.lower() in FLIP_CODES:
         return FLIP_CODES[text.lower()]
-    raise ValueError(f"{text!r} is not a captain card (1-12, max or repeat)")
+    raise ParseError(f"{text!r} is not a captain card (1-12, max or repeat)")
 
 
 def user_splashes_path() -> Path:

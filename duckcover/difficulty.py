@@ -13,6 +13,9 @@ ratings (mu, sigma) from one arena run of the four levels (steps of 22.9, 22.8 a
 """
 from __future__ import annotations
 
+# The names bots sit under at a table (the app's set-up and pass-and-play, the server).
+BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
+
 DIFFICULTIES: dict[str, str] = {
     "easy": "random",
     "novice": "novice",

@@ -394,24 +394,18 @@ class Game:
         self._unseen = 0  # the unseen cards were never in play: the new deck is the pile
 
     def _one_flip_call(self, code: int) -> Call:
-        if self._mixed and code in (MAX, REPEAT):  # low blows
-            self._previous = None  # Repeat loses its effect, and nothing repeats a gift
+        gift = self._mixed and code in (MAX, REPEAT)  # low blows
+        called = self._previous = repeated(self._previous, code, gift)
+        if gift:
             return GIFT_CALL
-        if code == REPEAT:
-            code = self._previous  # None: first flip of the round, or the previous flip was discarded
-            if code is None:
-                return DEAD_CALL
-        self._previous = code
-        return SINGLE_CALLS[code]
+        return DEAD_CALL if called is None else SINGLE_CALLS[called]
 
     def _two_flip_call(self, first: int, second: int) -> Call:
         options = []
         for code in (first, second):
-            if code == REPEAT:
-                code = self._previous  # the card flipped just before; nothing at the round's start
+            code = self._previous = repeated(self._previous, code, gift=False)
             if code is not None and code not in options:
                 options.append(code)
-            self._previous = code
         return Call("move", tuple(options)) if options else DEAD_CALL
 
     def _all_options(self) -> None:
@@ -718,6 +712,16 @@ def highest(tops: dict[Card, Cell], rules: Rules) -> list[tuple[Card, Cell]]:
     return found
 
 
+def repeated(previous: int | None, code: int, gift: bool) -> int | None:
+    """The Repeat rule: what flipping `code` calls when `previous` is what a Repeat would repeat
+    now, which is also what a Repeat after it repeats. A Repeat calls the card before it (None
+    at a round's start or after a discarded flip: nothing); under low blows Max and Repeat are
+    gifts (`gift`), and nothing repeats a gift. The engine flips by it; captain_cards follows it."""
+    if gift:
+        return None
+    return previous if code == REPEAT else code
+
+
 def captain_cards(view: PlayerView) -> tuple[list[int], list[int], int | None]:
     """What a seat knows of the captain cards, from its view alone.
 
@@ -742,10 +746,7 @@ def captain_cards(view: PlayerView) -> tuple[list[int], list[int], int | None]:
                 unseen, pile, draw_left = Counter(pile), [], len(pile)
             draw_left -= 1
             unseen[code] -= 1
-            if low_blows and code in (MAX, REPEAT):
-                previous = None  # a gift: nothing repeats it
-            elif code != REPEAT:
-                previous = code  # a Repeat repeats the card before it, and so leaves it as it is
+            previous = repeated(previous, code, gift=low_blows and code in (MAX, REPEAT))
         if discarded:
             previous = None  # a Repeat after a discarded card is discarded too
         elif discarded is False:

@@ -91,6 +91,24 @@ def why_illegal(grid: Grid, origin: Cell | None, to: Cell) -> str | None:
     return Refusal("duck-not-touching", f"cannot duck to {fmt_cell(to)}: it touches none of the player's other stacks", cell=fmt_cell(to))
 
 
+def costliest_cover(grid: Grid, candidates, values) -> tuple[Card, Cell] | None:
+    """Cover the costliest neighbour: the (card, cell) that puts one of `candidates` (card,
+    origin) onto the adjacent stack whose top card is worth most (`values[number]`); the first
+    of equals wins, candidates in order, then up, left, right, down. None if no cover exists.
+    The greedy bot, the expert's rollouts and the Referee's fallback all play it."""
+    best_card = best_to = None
+    best = -1
+    stack_at = grid.get
+    for card, origin in candidates:
+        for to in _NEIGHBOURS[origin]:
+            stack = stack_at(to)
+            if stack is not None:
+                worth = values[stack[-1].number]
+                if worth > best:
+                    best_card, best_to, best = card, to, worth
+    return None if best_to is None else (best_card, best_to)
+
+
 def sorted_stacks(grid: Grid) -> list[tuple[Cell, Stack]]:
     return sorted(grid.items(), key=lambda item: reading_order(item[0]))
 

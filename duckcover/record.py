@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .cards import CARDS, Card, flip_name, parse_flip
-from .errors import DuckError, IllegalMoveError, Refusal, RulesError
+from .codec import decode_move, decode_record_flips, encode_record_turn
+from .errors import DuckError, IllegalMoveError, ParseError, Refusal, RulesError
 from .game import Game, Phase, _why_no_move, check_layout
 from .grid import sorted_stacks
 from .i18n import shown_name, stored_name
@@ -52,27 +53,8 @@ class RecordError(DuckError):
 
 
 # --- writing --------------------------------------------------------------------------------
-def move_json(move: Move | None, seat: int) -> dict | None:
-    if move is None:
-        return None
-    out: dict[str, Any] = {"card": move.card.number}
-    if move.card.family != seat:
-        out["family"] = move.card.family  # low blows: a card that came from another seat
-    if move.to is not None:
-        out["to"] = list(move.to)
-    return out
-
-
 def turn_json(turn: Turn, rules: Rules) -> dict:
-    out: dict[str, Any] = {}
-    if rules.flips_per_turn > 1:  # two flips
-        out["flips"] = [flip_name(code) for code in turn.flips]
-    else:
-        out["flip"] = flip_name(turn.flips[0])
-    if turn.gifts is not None:
-        out["gifts"] = [move_json(gift, seat) for seat, gift in enumerate(turn.gifts)]
-    out["moves"] = [move_json(move, seat) for seat, move in enumerate(turn.moves)]
-    return out
+    return encode_record_turn(turn, rules.flips_per_turn > 1)
 
 
 def to_record(game: Game, bots: Sequence[str | None] | None = None, extra: dict | None = None) -> dict:
@@ -361,18 +343,9 @@ def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
 
     if not isinstance(turn, dict):
         raise fail("a turn must be an object")
-    two = game.round_rules.flips_per_turn == 2
     try:
-        if two:
-            flips = turn.get("flips")
-            if not (isinstance(flips, list) and len(flips) == 2):
-                raise fail("under two-flips a turn has \"flips\": two captain cards")
-            game.flip(parse_flip(flips[0]), parse_flip(flips[1]))
-        else:
-            if "flip" not in turn:
-                raise fail("missing field: flip")
-            game.flip(parse_flip(turn["flip"]))
-    except ValueError as err:  # IllegalMoveError is a ValueError too
+        game.flip(*decode_record_flips(turn, game.round_rules.flips_per_turn == 2))
+    except ValueError as err:  # ParseError and IllegalMoveError are ValueErrors
         raise fail(str(err)) from None
     if game.phase is Phase.GIFT:
         gifts = _read_moves(game, turn.get("gifts"), "gifts", fail)
@@ -403,28 +376,16 @@ def _read_moves(game: Game, raw: object, field: str, fail) -> list[Move | None]:
 
 
 def _read_move(game: Game, seat: int, item: object, gift: bool, fail) -> Move | None:
-    if item is None:
-        return None
-    if not isinstance(item, dict) or type(item.get("card")) is not int or not 1 <= item["card"] <= 12:
-        raise fail("a move is null or {\"card\": 1-12, \"to\": [x, y]}", seat)
-    number = item["card"]
-    family = item.get("family")
-    if family is not None and not (type(family) is int and 0 <= family < game.n):
-        raise fail(f"family must be a seat 0-{game.n - 1}", seat)
-    card = _resolve_card(game, seat, number, family, fail)
-    if gift:
-        return Move(card, None)
-    to = item.get("to")
-    if not (isinstance(to, list) and len(to) == 2 and all(type(v) is int for v in to)):
-        raise fail("\"to\" must be a cell [x, y] of whole numbers", seat)
-    return Move(card, (to[0], to[1]))
+    try:
+        return decode_move(item, seat, game.n, gift=gift, need_cell=True,
+                           own_card=lambda number: _resolve_card(game, seat, number))
+    except ParseError as err:
+        raise fail(str(err), seat) from None
 
 
-def _resolve_card(game: Game, seat: int, number: int, family: int | None, fail) -> Card:
-    """The card a record names: `family` if given, else the seat's own card with that number,
+def _resolve_card(game: Game, seat: int, number: int) -> Card:
+    """The card a record names without its family: the seat's own card with that number,
     else the one card with that number the seat may move now (a gift received)."""
-    if family is not None:
-        return CARDS[family][number]
     own = CARDS[seat][number]
     matching = [card for card, _ in game.candidates(seat) if card.number == number]
     return own if own in matching or len(matching) != 1 else matching[0]

@@ -28,9 +28,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cards import FAMILIES
+from .codec import decode_move, encode_move
 from .game import CHOOSING, Game, Phase
 from .moves import Move
-from .record import move_json, read_players, replay, turn_json
+from .record import read_players, replay, turn_json
 from .view import PlayerView
 
 FORMAT = "duckcover-review/1"
@@ -77,7 +79,7 @@ class Decision:
     def to_json(self) -> dict:
         return {
             "round": self.round, "flip": self.flip,
-            "played": move_json(self.played, self.seat), "best": move_json(self.best, self.seat),
+            "played": encode_move(self.played, self.seat), "best": encode_move(self.best, self.seat),
             "cost": self.cost, "stderr": self.stderr, "mark": self.mark,
             "legal": self.legal, "samples": self.samples,
         }
@@ -370,11 +372,10 @@ def from_json(raw: dict) -> Review:
 
 
 def _move(raw: dict, seat: int) -> Move:
-    from .cards import CARDS
-
-    family = raw.get("family", seat)
-    to = raw.get("to")
-    return Move(CARDS[family][raw["card"]], None if to is None else (int(to[0]), int(to[1])))
+    move = decode_move(raw, seat, FAMILIES)  # a ParseError is a ValueError
+    if move is None:
+        raise ValueError("a decision names a move")
+    return move
 
 
 def content_key(data: dict, key: str | None, budget: int, seats: list[int]) -> str:

@@ -22,9 +22,12 @@ VARIANTS = tuple(BY_NAME)  # every variant's name, in the registry's (and record
 APP_VARIANTS = tuple(name for name, variant in BY_NAME.items() if variant.not_in_app is None)  # the app seats 2-7
 MAX_BY = ("number", "splashes")
 CAPTAIN = ("rotate", "fixed")
+MIN_PLAYERS = 2
+BOX_PLAYERS = 7  # seven families in the box (RULES.md): the app and the server seat 2-7
+MAX_PLAYERS = 9  # the Artists Pack's two more families seat 8-9 (the arena plays them)
+COOPERATIVE_MAX_PLAYERS = 5
 TURN_CAP = 1000  # safety net: no real round comes near it
 ROUNDS = 3
-TABLE_PLAYERS = (2, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +140,7 @@ class Rules:
     def check_players(self, players: int) -> None:
         for variant in self.in_force:  # a variant's own limits first (Cooperative: 2-5)
             variant.check_players(players)
-        low, high = TABLE_PLAYERS
+        low, high = MIN_PLAYERS, MAX_PLAYERS
         if not low <= players <= high:
             raise RulesError(Refusal("table-players", f"a table takes {low}-{high} players, not {players}",
                                      low=low, high=high, players=players))

@@ -40,7 +40,7 @@ from .bot import Bot
 from .cards import CARDS, FAMILIES, Card
 from .errors import IllegalMoveError
 from .game import Game, Phase
-from .grid import cover_targets
+from .grid import costliest_cover
 from .harness import DecisionRandom, bot_key_for, constructor_seed, decision_key
 from .moves import Move, Turn
 from .sandbox import BotFailure, BotProcess, ViewEncoder, move_from_data, turn_data
@@ -82,15 +82,9 @@ def passive_move(view: PlayerView) -> Move | None:
     if not moves:
         return None
     if view.phase is Phase.MOVE:
-        cells, value = view.grid.cells, view.rules.value
-        best, best_value = None, -1
-        for card, origin in view.candidates:
-            for to in cover_targets(cells, origin):
-                worth = value(cells[to][-1].number)
-                if worth > best_value:
-                    best, best_value = Move(card, to), worth
-        if best is not None:
-            return best
+        cover = costliest_cover(view.grid.cells, view.candidates, view.rules.values)
+        if cover is not None:
+            return Move(*cover)
     return moves[0]
 
 

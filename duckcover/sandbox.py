@@ -27,7 +27,10 @@ import time
 from collections import deque
 from typing import Any
 
+from .codec import (decode_call, decode_card, decode_card_move, decode_cell, decode_turn, encode_call, encode_card,
+                    encode_card_move, encode_cell, encode_turn)
 from .confine import Protections, available, private_paths, readable_paths
+from .errors import ParseError
 
 PROTOCOL = "duckcover-bot/1"
 MEMORY_LIMIT = 1 << 30  # bytes of address space a bot process may use (1 GiB)
@@ -40,24 +43,8 @@ SHOWN_LINES = 3  # lines of it shown
 
 
 # --- plain data: what crosses the pipe ------------------------------------------------------------
-def card_data(card) -> list[int]:
-    return [card.family, card.number]
-
-
-def move_data(move) -> dict | None:
-    if move is None:
-        return None
-    return {"card": card_data(move.card), "to": None if move.to is None else list(move.to)}
-
-
-def turn_data(turn) -> dict:
-    return {
-        "flips": list(turn.flips),
-        "call": {"kind": turn.call.kind, "options": list(turn.call.options)},
-        "moves": [move_data(m) for m in turn.moves],
-        "gifts": None if turn.gifts is None else [move_data(m) for m in turn.gifts],
-        "discarded": turn.discarded,
-    }
+# Cards, moves and turns cross the pipe in the codec's shapes (duckcover.codec).
+card_data, move_data, turn_data = encode_card, encode_card_move, encode_turn
 
 
 def view_data(view) -> dict:
@@ -79,7 +66,7 @@ def _own_view_data(view) -> dict:
         "rounds": view.rounds,
         "captain": view.captain,
         "phase": view.phase.value,
-        "call": {"kind": view.call.kind, "options": list(view.call.options)},
+        "call": encode_call(view.call),
         "flips": list(view.flips),
         "captain_pile_top": view.captain_pile_top,
         "discard": list(view.discard),
@@ -87,7 +74,7 @@ def _own_view_data(view) -> dict:
         "draw_size": view.draw_size,
         "totals": list(view.totals),
         "round_scores": [list(s) for s in view.round_scores],
-        "candidates": [[card_data(c), None if cell is None else list(cell)] for c, cell in view.candidates],
+        "candidates": [[card_data(c), encode_cell(cell)] for c, cell in view.candidates],
         "received": None if view.received is None else [card_data(view.received[0]), view.received[1]],
     }
 
@@ -127,43 +114,14 @@ def _compact(data) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
-def _card(data):
-    from .cards import CARDS
-
-    family, number = data
-    return CARDS[family][number]
-
-
-def _cell(data):
-    return None if data is None else (data[0], data[1])
-
-
-def _move(data):
-    from .moves import Move
-
-    return None if data is None else Move(_card(data["card"]), _cell(data["to"]))
-
-
-def _turn(data):
-    from .moves import Call, Turn
-
-    call = data["call"]
-    gifts = data["gifts"]
-    return Turn(
-        tuple(data["flips"]), Call(call["kind"], tuple(call["options"])), tuple(_move(m) for m in data["moves"]),
-        None if gifts is None else tuple(_move(m) for m in gifts), bool(data["discarded"]),
-    )
-
-
 def view_from_data(data: dict):
     """The PlayerView a bot gets from the protocol's `view` (in the bot's own process)."""
-    from .moves import Call, Phase
+    from .moves import Phase
     from .rules import Rules
     from .view import PlayerView, grid_view
 
     rules = data["rules"]
     received = data["received"]
-    call = data["call"]
     return PlayerView(
         seat=data["seat"],
         names=tuple(data["names"]),
@@ -173,41 +131,31 @@ def view_from_data(data: dict):
         rounds=data["rounds"],
         captain=data["captain"],
         phase=Phase(data["phase"]),
-        call=Call(call["kind"], tuple(call["options"])),
+        call=decode_call(data["call"]),
         flips=tuple(data["flips"]),
-        grids=tuple(grid_view({(x, y): tuple(_card(c) for c in stack) for x, y, stack in grid}) for grid in data["grids"]),
+        grids=tuple(grid_view({(x, y): tuple(decode_card(c) for c in stack) for x, y, stack in grid})
+                    for grid in data["grids"]),
         captain_pile_top=data["captain_pile_top"],
         discard=tuple(data["discard"]),
         discard_limit=data["discard_limit"],
         draw_size=data["draw_size"],
         totals=tuple(data["totals"]),
         round_scores=tuple(tuple(s) for s in data["round_scores"]),
-        history=tuple(_turn(t) for t in data["history"]),
-        candidates=tuple((_card(c), _cell(cell)) for c, cell in data["candidates"]),
-        received=None if received is None else (_card(received[0]), received[1]),
+        history=tuple(decode_turn(t) for t in data["history"]),
+        candidates=tuple((decode_card(c), None if cell is None else decode_cell(cell)) for c, cell in data["candidates"]),
+        received=None if received is None else (decode_card(received[0]), received[1]),
     )
 
 
 def move_from_data(data: Any):
     """A bot's answer (`move` of a choose reply) as a Move of engine values; MalformedMove if it
     is not one. Legality is the Referee's to check."""
-    from .cards import CARDS, FAMILIES
-    from .moves import Move
     from .safety import MalformedMove
 
-    if data is None:
-        return None
-    if not (isinstance(data, dict) and isinstance(data.get("card"), list) and len(data["card"]) == 2):
-        raise MalformedMove("not a move {card: [family, number], to: [x, y] | null}")
-    family, number = data["card"]
-    if not (type(family) is int and type(number) is int and 0 <= family < FAMILIES and 1 <= number <= 12):
-        raise MalformedMove("not a real card")
-    to = data.get("to")
-    if to is not None:
-        if not (isinstance(to, list) and len(to) == 2 and all(type(v) is int and abs(v) < 1 << 16 for v in to)):
-            raise MalformedMove("not a cell [x, y]")
-        to = (to[0], to[1])
-    return Move(CARDS[family][number], to)
+    try:
+        return decode_card_move(data)
+    except ParseError as err:
+        raise MalformedMove(str(err)) from None
 
 
 # --- the bot's side -----------------------------------------------------------------------------
@@ -281,7 +229,7 @@ def child_main(config_text: str) -> None:
                         answer({"ok": False, "error": f"malformed answer: {_describe_malformed(err)}"})
                 elif what in HOOKS:
                     view = view_from_data(request["view"])
-                    extra = (_turn(request["turn"]),) if what == "observe" else ()
+                    extra = (decode_turn(request["turn"]),) if what == "observe" else ()
                     getattr(bot, what)(view, *extra)
                     answer({"ok": True})
                 else:

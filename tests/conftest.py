@@ -67,12 +67,14 @@ def published_defaults(tmp_path_factory, monkeypatch):
 # Two tiers. `fast` (engine, records, codecs, units; under a minute): run it on every change with
 # `pytest -m fast`. `keys` (whole games by keys, the app, SSH sessions, snapshots) is the rest.
 # The README's command runs both, on every core (pytest-xdist). A module joins the keys tier by
-# its name, so a new app or server test file lands there without a list to keep.
+# its name, so a new app or server test file lands there without a list to keep; a test (or a
+# module, with `pytestmark`) elsewhere that starts processes or an app says `@pytest.mark.keys`.
 KEYS_TIER = ("test_app_", "test_serve_", "_app", "snapshot", "test_lean_output", "textual")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.path.stem
-        tier = "keys" if any(part in module for part in KEYS_TIER) else "fast"
-        item.add_marker(getattr(pytest.mark, tier))
+        if item.get_closest_marker("keys") is None:
+            keys = any(part in module for part in KEYS_TIER)
+            item.add_marker(pytest.mark.keys if keys else pytest.mark.fast)

@@ -123,6 +123,15 @@ def test_the_engine_imports_nothing_of_duckcover_outside_itself():
     assert _violations(ENGINE, ENGINE_FORBIDDEN) == []
 
 
+def test_the_codec_stands_on_the_engine_alone():
+    """duckcover.codec is shared by players (the bot pipe), saves (the record) and net (the
+    protocol), so it may import the engine and nothing else of duckcover."""
+    outside = sorted(target for target in IMPORTS["duckcover.codec"]
+                     if _within(target, "duckcover") and target not in ENGINE)
+    assert outside == []
+    assert _violations(["duckcover.codec"], ENGINE_FORBIDDEN) == []
+
+
 def test_players_and_saves_keep_out_of_each_other():
     players = [m for m in MODULES if m in PLAYERS or _within(m, "duckcover_bots")]
     saves = [m for m in MODULES if m in SAVES]

@@ -16,6 +16,8 @@ from duckcover.cluster import LoopbackCluster  # noqa: E402
 from duckcover.arena import ArenaConfig, run as run_locally  # noqa: E402
 from duckcover.cli import main  # noqa: E402
 
+pytestmark = pytest.mark.keys  # the slow tier: a Dask scheduler and workers in processes of their own
+
 RUN_LIMIT = 240.0  # seconds for a 20-deal run
 
 FILE_BOT = """

@@ -39,6 +39,8 @@ from duckcover.sandbox import BotProcess
 
 from helpers import examples
 
+pytestmark = pytest.mark.keys  # the slow tier: every test starts bot processes behind the kernel's walls
+
 LIMIT = 0.3  # seconds: the hostile seat's cut-off
 HONEST_LIMIT = 30.0
 SEED, KEY = 2**100 + 4242, bytes(range(16))

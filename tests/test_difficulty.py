@@ -67,6 +67,7 @@ def test_each_lower_step_beats_the_one_below_on_duplicate_deals():
     assert novice["mean_score"] > casual["mean_score"] > greedy["mean_score"]  # lower totals win
 
 
+@pytest.mark.keys  # the slow tier: the app's set-up screen
 async def test_the_set_up_screen_shows_each_levels_rating_and_near_my_rating_picks_one(tmp_path, monkeypatch):
     from duckcover.app import AppOptions, create_app
     from duckcover.app.screens import SetupScreen

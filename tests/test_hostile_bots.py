@@ -19,6 +19,8 @@ from duckcover.record import replay, to_record
 from duckcover.safety import PassiveBot, Referee
 from duckcover.sandbox import BotProcess
 
+pytestmark = pytest.mark.keys  # the slow tier: bots in processes of their own, killed and restarted
+
 LIMIT = 0.3  # seconds: the Referee's cut-off for the hostile seat (honest answers take about 1 ms)
 HONEST_LIMIT = 30.0
 SEED, KEY = 2**100 + 12345, bytes(range(16))

@@ -81,7 +81,9 @@ def checked_game(rule_set, kinds, seed, on_flip=None, on_choice=None, on_turn=No
     return game
 
 
-GAMES = settings(max_examples=examples(80), deadline=None)
+# 40 whole random games per property (the fast tier runs 13 of them); the `thorough` profile
+# plays ten times as many.
+GAMES = settings(max_examples=examples(40), deadline=None)
 
 
 @GAMES
@@ -329,7 +331,7 @@ def test_round_end_reason_matches_the_table(table):
             assert discard == ()
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(tables())
 def test_view_legality_agrees_with_the_engine_for_every_nearby_cell(table):
     """legal_moves(), view.is_legal() and game.check() must give one answer for any move."""

@@ -17,7 +17,8 @@ from hypothesis import given, settings, strategies as st
 
 from duckcover import review as rv
 from duckcover.harness import play_game
-from duckcover.record import dumps, move_json, read_file, replay, to_record
+from duckcover.codec import encode_move as move_json
+from duckcover.record import dumps, read_file, replay, to_record
 from duckcover_bots.random_bot import RandomBot
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -126,6 +127,7 @@ def test_the_review_never_reads_the_hidden_deck():
     assert first == second
 
 
+@pytest.mark.keys  # the slow tier: worker processes
 def test_the_same_review_whatever_the_split_between_processes():
     data = read_file(RECORD)
     alone = rv.review(data, ["2"], budget=SMALL, jobs=1)

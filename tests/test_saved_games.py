@@ -25,6 +25,8 @@ from duckcover.commands import play
 from duckcover.record import replay
 from untrusted_payloads import finished_record, read_terminal
 
+pytestmark = pytest.mark.keys  # the slow tier: the app, and duckcover in subprocesses
+
 
 def options(tmp_path, name, seed, **kw) -> AppOptions:
     return AppOptions(seats=quick_seats(1, name), seed=seed, speed="instant", lang="en", data_dir=tmp_path,

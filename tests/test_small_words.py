@@ -75,6 +75,7 @@ def test_the_player_at_the_keyboard_wins_in_the_second_person(lang, expected):
     assert winner_text(finished(names)).startswith(expected)
 
 
+@pytest.mark.keys  # the slow tier: the app
 async def test_quitting_with_no_game_open_does_not_speak_of_a_saved_game(tmp_path):
     app = create_app(AppOptions(speed="instant", lang="en", data_dir=tmp_path, stats=False))
     async with app.run_test(size=(80, 24)) as pilot:

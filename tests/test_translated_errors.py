@@ -72,6 +72,7 @@ def test_an_unreadable_record_is_said_in_the_language(tmp_path, lang, expected):
     assert re.fullmatch(expected, error_text(err)), error_text(err)
 
 
+@pytest.mark.keys  # the slow tier: the app
 async def test_a_resume_that_fails_says_why_in_german(tmp_path):
     from duckcover.app import AppOptions, create_app
 

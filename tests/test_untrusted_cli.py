@@ -16,6 +16,8 @@ from duckcover.record import dumps
 from untrusted_payloads import (BIG, ESCAPES, MARKUPS, RAW_MARKERS, SURROGATE, assert_safe, finished_record,
                                 read_terminal, tables, visible)
 
+pytestmark = pytest.mark.keys  # the slow tier: duckcover run as a user runs it, in subprocesses
+
 NAME_TABLES = tables(ESCAPES + MARKUPS + [SURROGATE])
 SGR = re.compile(r"\x1b\[[0-9;]*m")  # the colours Rich itself writes to a terminal
 

@@ -11,6 +11,7 @@ import tempfile
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from duckcover import storage
@@ -115,6 +116,7 @@ def test_mutated_records_are_one_line_or_a_valid_game(base, data, text_cut):
     assert peak < MEMORY_LIMIT
 
 
+@pytest.mark.keys  # the slow tier: the app, resuming mutated saves
 @settings(max_examples=max(EXAMPLES // 10, 4), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(base=st.sampled_from(BASES), data=st.data())

@@ -306,10 +306,9 @@ class TurnController:
         return t("word.quack")
 
     def quacking_humans(self) -> list[int]:
-        """Human seats that quack this turn: the call names a card of theirs that is covered."""
-        if self.game.call.kind != "move" or not self.game.round_rules.says_quack:  # no Quack there
-            return []
-        return [seat for seat in self.humans if seat not in self.views]
+        """Human seats that quack this turn: the call names a card of theirs that is covered
+        (the view says so: PlayerView.must_quack is the one statement of that rule)."""
+        return [seat for seat in self.humans if self.game.view(seat).must_quack]
 
     def quack_prompt(self, main_seat: int) -> str | None:
         """The prompt while humans quack (None: nobody at the keyboard does). With several

@@ -4,13 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..difficulty import BOT_NAMES
 from ..rules import Rules
 
 SPEEDS = ("slow", "normal", "fast", "instant")
 # Seconds before a bot Captain flips, and after the moves are revealed.
 FLIP_PAUSE = {"slow": 1.5, "normal": 0.8, "fast": 0.3, "instant": 0.0}
 REVEAL_PAUSE = {"slow": 2.0, "normal": 1.0, "fast": 0.4, "instant": 0.0}
-BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from ..errors import DuckError, RulesError
 from ..game import CHOOSING, Game, Phase
 from ..i18n import t, tn
 from ..net import protocol as p
+from ..rules import BOX_PLAYERS, MIN_PLAYERS
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
@@ -387,7 +388,7 @@ class CreateTableScreen(Screen):
     ]
 
     CSS_PATH = "screens.tcss"
-    MAX_SEATS = 7
+    MAX_SEATS = BOX_PLAYERS
 
     def __init__(self) -> None:
         super().__init__()
@@ -406,7 +407,7 @@ class CreateTableScreen(Screen):
                 yield Input(max_length=32, id="table-name")
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.players"), classes="setup-label")
-                yield Select([(str(n), n) for n in range(2, self.MAX_SEATS + 1)], value=self.seat_count,
+                yield Select([(str(n), n) for n in range(MIN_PLAYERS, self.MAX_SEATS + 1)], value=self.seat_count,
                              allow_blank=False, id="players")
             for seat in range(self.MAX_SEATS):
                 with Horizontal(classes="setup-row seat-row", id=f"seat-{seat}"):

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from ..difficulty import DIFFICULTIES, level_rating, nearest_level
 from ..errors import RulesError
 from ..i18n import t
-from ..rules import APP_VARIANTS, Rules, rules_with_variants
+from ..rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, Rules, rules_with_variants
 from ..untrusted import NAME_MAX, name_problem, shown
 from .bots import installed_bots
 from .controller import TurnController
@@ -27,7 +27,7 @@ from .words import error_text
 from .footer import KeyFooter
 
 SETUP_VARIANTS = APP_VARIANTS  # the app seats 2-7: no 8-9 player variant
-MAX_SEATS = 7
+MAX_SEATS = BOX_PLAYERS
 SCOREPAD_EDGE_HEIGHT = 30  # below this many lines, the round end's tables lose their outer edges
 
 TITLE_ART = r"""
@@ -108,7 +108,7 @@ class SetupScreen(Screen):
             yield Label(t("setup.title"), classes="heading")
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.players"), classes="setup-label")
-                yield Select([(str(n), n) for n in range(2, MAX_SEATS + 1)], value=self.seat_count,
+                yield Select([(str(n), n) for n in range(MIN_PLAYERS, MAX_SEATS + 1)], value=self.seat_count,
                              allow_blank=False, id="players")
             for seat in range(MAX_SEATS):
                 with Horizontal(classes="setup-row seat-row", id=f"seat-{seat}"):

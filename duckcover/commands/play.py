@@ -7,10 +7,10 @@ from pathlib import Path
 
 from ..difficulty import DIFFICULTIES
 from ..i18n import LANGUAGES
-from ..rules import APP_VARIANTS, CAPTAIN, MAX_BY
+from ..rules import APP_VARIANTS, BOX_PLAYERS, CAPTAIN, MAX_BY, MIN_PLAYERS
 
 SPEEDS = ("slow", "normal", "fast", "instant")
-MAX_BOTS = 6
+MAX_BOTS = BOX_PLAYERS - 1  # beside at least one human
 
 
 def bot_count(text: str) -> int:
@@ -19,7 +19,7 @@ def bot_count(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"--bots takes a whole number 1-{MAX_BOTS}, not {text!r}") from None
     if not 1 <= value <= MAX_BOTS:
-        raise argparse.ArgumentTypeError(f"--bots takes 1-{MAX_BOTS} (a table seats 2-7 players), not {value}")
+        raise argparse.ArgumentTypeError(f"--bots takes 1-{MAX_BOTS} (a table seats {MIN_PLAYERS}-{BOX_PLAYERS} players), not {value}")
     return value
 
 
@@ -123,8 +123,8 @@ def table_from_humans(args):
     if args.name:
         raise ValueError("--humans already names every human; drop --name")
     seats = pass_and_play_seats(human_names(args.humans), args.bots or 0, args.difficulty)
-    if len(seats) > MAX_BOTS + 1:
-        raise ValueError(f"a table seats 2-{MAX_BOTS + 1} players, not {len(seats)} (--humans plus --bots)")
+    if len(seats) > BOX_PLAYERS:
+        raise ValueError(f"a table seats {MIN_PLAYERS}-{BOX_PLAYERS} players, not {len(seats)} (--humans plus --bots)")
     return seats
 
 

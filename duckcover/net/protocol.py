@@ -11,6 +11,9 @@ import asyncio
 import json
 from typing import Any
 
+from ..codec import decode_move, encode_move
+from ..errors import ParseError
+
 VERSION = 1
 CLIENT_LINE_MAX = 4 * 1024  # a client's message is a few dozen bytes; 4 KiB is generous
 SERVER_LINE_MAX = 2 * 1024 * 1024  # a snapshot carries the table's public record
@@ -21,7 +24,7 @@ SERVER_TYPES = frozenset({"welcome", "error", "lobby", "seated", "flip", "status
                           "note", "left", "bye", "top"})
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ParseError):
     """A line that is not a message of this protocol (too long, not JSON, wrong shape)."""
 
 
@@ -61,31 +64,13 @@ async def read_message(reader: asyncio.StreamReader, allowed: frozenset[str], li
 
 
 def move_to_json(move) -> dict | None:
-    """A move as the record writes it (RECORD.md): {"card", "family", "to"} or null."""
-    if move is None:
-        return None
-    data: dict[str, Any] = {"card": move.card.number, "family": move.card.family}
-    if move.to is not None:
-        data["to"] = list(move.to)
-    return data
+    """A move as the record writes it (RECORD.md), its "family" always: {"card", "family", "to"} or null."""
+    return encode_move(move)
 
 
 def move_from_json(data: object, seat: int, players: int):
     """A move a peer sent, checked for shape only (legality is the engine's); ProtocolError."""
-    from ..cards import CARDS
-    from ..moves import Move
-
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        raise ProtocolError("a move is null or {card, family, to}")
-    card, family, to = data.get("card"), data.get("family", seat), data.get("to")
-    if type(card) is not int or not 1 <= card <= 12:
-        raise ProtocolError("card must be 1-12")
-    if type(family) is not int or not 0 <= family < players:
-        raise ProtocolError("family must be a seat")
-    if to is not None:
-        if not (isinstance(to, list) and len(to) == 2 and all(type(v) is int and -20 <= v <= 20 for v in to)):
-            raise ProtocolError("to must be a cell [x, y]")
-        to = (to[0], to[1])
-    return Move(CARDS[family][card], to)
+    try:
+        return decode_move(data, seat, players)
+    except ParseError as err:
+        raise ProtocolError(str(err)) from None

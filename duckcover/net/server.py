@@ -27,13 +27,12 @@ from ..moves import Move
 from ..players.table import BY_TIME, NOT_LEGAL, Chosen, Event, Flipped, Revealed
 from ..players.table import Table as Turns
 from ..record import RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, replay, to_record
-from ..rules import APP_VARIANTS, VARIANTS, Rules
+from ..rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
 
-BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
 DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/difficulty.py
-MIN_SEATS, MAX_SEATS = 2, 7
+MIN_SEATS, MAX_SEATS = MIN_PLAYERS, BOX_PLAYERS  # the rules' (rules.py)
 MAX_TABLES = 64
 TABLES_PER_NAME = 3  # unfinished tables one login name may sit at: throw-away tables cannot fill the server
 ABANDONED_AFTER = 24 * 3600.0  # seconds a table with nobody at it lives (`serve --abandoned-after`)
@@ -706,7 +705,7 @@ class TableServer:
         if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
             raise ValueError(f"a table has {MIN_SEATS}-{MAX_SEATS} seats")
         seats = []
-        bot_names = iter(BOT_NAMES)
+        bot_names = iter(difficulty.BOT_NAMES)
         for item in seats_in:
             if item == "human":
                 seats.append(Seat("human"))
