@@ -25,7 +25,6 @@ CAPTAIN = ("rotate", "fixed")
 MIN_PLAYERS = 2
 BOX_PLAYERS = 7  # seven families in the box (RULES.md): the app and the server seat 2-7
 MAX_PLAYERS = 9  # the Artists Pack's two more families seat 8-9 (the arena plays them)
-COOPERATIVE_MAX_PLAYERS = 5
 TURN_CAP = 1000  # safety net: no real round comes near it
 ROUNDS = 3
 
