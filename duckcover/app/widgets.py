@@ -17,8 +17,8 @@ from textual.widget import Widget
 from .. import i18n
 from ..grid import Cell, Stack
 from ..i18n import t
-from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, CardSize, card_lines,
-                    empty_lines, fitting_size)
+from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
+                    card_lines, empty_lines, fitting_size)
 from .glyphs import glyphs
 
 TARGET_KINDS = ("cover", "duck", "pick")
@@ -27,12 +27,23 @@ MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "c
 MARKERS = {"cover": "^", "pick": "?", "called": "="}
 CURSOR_MARKER = ">"
 DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+# The keys that jump the cursor to a legal cell, one per cell in reading order, each drawn on
+# its cell: the letters the table leaves free (f flips, h j k l move, o settings, q quits,
+# t hints), then digits, then capitals other than the family letters A-I (random first rounds
+# give up to 35 legal cells: tests/test_app_reach.py).
+JUMP_KEYS = tuple("abcdegimnprsuvwxyz1234567890JKLMNPRSUVWXYZ")
 
 
 def described(description: str) -> str:
     """A binding's description: a UI text key (translated when drawn, so a change of language
     in the settings reaches the footer at once) or already words."""
     return i18n.t(description) if description in i18n.catalogue(i18n.DEFAULT) else description
+
+
+def jump_tags(targets) -> dict[Cell, str]:
+    """Each legal cell's jump key, in reading order (rows top to bottom, each left to right), so
+    the eye finds a key's cell by the alphabet; cells beyond the last key keep their marks."""
+    return dict(zip(sorted(targets, key=lambda c: (c[1], c[0])), JUMP_KEYS))
 
 
 def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
@@ -190,6 +201,9 @@ class GridWidget(Widget):
         Binding("tab", "cycle(1)", show=False),
         Binding("shift+tab", "cycle(-1)", show=False),
         Binding("enter", "confirm", "key.confirm"),
+        # One key per label; the footer shows the verb once, not every letter.
+        *(Binding(key, f"jump({key!r})", "key.jump", show=key == JUMP_KEYS[0], key_display="abc")
+          for key in JUMP_KEYS),
     ]
     DEFAULT_CSS = "GridWidget { width: auto; height: auto; }"
 
@@ -223,6 +237,7 @@ class GridWidget(Widget):
         self.cells: Mapping[Cell, Stack] = {}
         self.splashes: tuple[int, ...] | None = (0,) * 12  # None: the round scores numbers, no drops
         self.marks: dict[Cell, str] = {}
+        self.tags: dict[Cell, str] = {}  # each legal cell's jump key (see JUMP_KEYS)
         self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
         self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
@@ -241,6 +256,7 @@ class GridWidget(Widget):
             old_cells = {}  # every card's face changes
         self.cells, self.splashes = cells, splashes
         self.marks = marks
+        old_tags, self.tags = self.tags, jump_tags(self.targets)
         self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
         if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted:
@@ -249,6 +265,7 @@ class GridWidget(Widget):
             changed = {cell for cell in set(cells) | set(old_cells)
                        if cells.get(cell) != old_cells.get(cell)}
             changed |= {cell for cell in set(marks) | set(old_marks) if marks.get(cell) != old_marks.get(cell)}
+            changed |= {cell for cell in set(self.tags) | set(old_tags) if self.tags.get(cell) != old_tags.get(cell)}
             changed |= {cell for cell in (old_cursor, self.cursor) if cell is not None}
             if changed:
                 self.refresh(*(self.cell_region(cell) for cell in changed))
@@ -372,6 +389,8 @@ class GridWidget(Widget):
             return bool(self.targets)
         if action == "confirm":
             return bool(self.targets)
+        if action == "jump":  # a key no cell shows now goes on to the screen's bindings
+            return parameters[0] in self.tags.values()
         return True
 
     def action_move(self, direction: str) -> None:
@@ -381,6 +400,13 @@ class GridWidget(Widget):
             self.cursor = self.origin or self.targets[0]
             return
         self.cursor = step_from_card(self.cursor, self.origin, self.targets, *DIRECTIONS[direction])
+
+    def action_jump(self, key: str) -> None:
+        """The cursor to the cell labelled `key`; Enter still confirms, so one stray key never
+        places a card."""
+        cell = next((cell for cell, tag in self.tags.items() if tag == key), None)
+        if cell is not None:
+            self.cursor = cell
 
     def cycle_order(self) -> list[Cell]:
         """Every legal cell once: the covers first, then the ducks, each nearest to the moving
@@ -500,10 +526,11 @@ class GridWidget(Widget):
         mark = self.marks.get(cell)
         at_cursor = cell == self.cursor
         word = t(MARK_KEYS[mark]) if mark else ""
+        tag = self.tags.get(cell, "")
         if not stack:
-            marker = CURSOR_MARKER if at_cursor else " "
+            marker = self._line_marker(mark, at_cursor, size, tag)
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
-                               marker=marker)
+                               marker=marker, tag=tag)
         card = stack[-1]
         splashes = self.splashes[card.number - 1] if self.splashes is not None else None
         if not size.boxed:
@@ -512,17 +539,20 @@ class GridWidget(Widget):
                               home=self.seat)[0]
             if mark == "called":  # still marked when the cursor's marker stands before it
                 face.stylize(Style(underline=True))
-            return [self._line_marker(mark, at_cursor, size) + face + Text(" " * gap)]
+            return [self._line_marker(mark, at_cursor, size, tag) + face + Text(" " * gap)]
         frame = "moving" if mark == "called" else "target" if mark else "plain"
         if at_cursor:
             frame += "+cursor"
         label_style = {"cover": COVER_STYLE, "pick": COVER_STYLE, "called": MOVING_STYLE}.get(mark or "")
         return card_lines(card, splashes, len(stack), size, self.glyphs, frame=frame, label=word,
-                          label_style=label_style)
+                          label_style=label_style, tag=tag)
 
-    def _line_marker(self, mark: str | None, at_cursor: bool, size: CardSize) -> Text:
+    def _line_marker(self, mark: str | None, at_cursor: bool, size: CardSize, tag: str = "") -> Text:
+        """The character before a one-line cell: the cursor, else the cell's jump key, else its mark."""
         if at_cursor:
             return Text(CURSOR_MARKER, style=CURSOR_STYLE)
+        if tag:  # a span, not the Text's own style: that one would reverse the whole line it starts
+            return Text.assemble((tag, TAG_STYLE))
         if self.narrow and not mark:
             return Text(" ")  # a gap, so neighbouring cards never run together
         return Text(MARKERS.get(mark or "", " "), style=COVER_STYLE if mark != "called" else MOVING_STYLE)
