@@ -171,10 +171,13 @@ def card_lines(card: Card, splashes: int | None, height: int, size: CardSize, gl
 
 
 def labelled(edge_text: Text, label: str, style: Style) -> Text:
-    """Write `label` into the middle of a bottom edge, in its own style."""
+    """Write `label` into the middle of a bottom edge, in its own style; a word longer than the
+    edge is left out whole, never cut ("movin"): the frame still tells the cell."""
     plain = edge_text.plain
     inner = len(plain) - 2
-    word = label[:inner]
+    if len(label) > inner:
+        return edge_text
+    word = label
     start = 1 + (inner - len(word)) // 2
     if style == edge_text.style:  # one run of one style: fewer bytes to send
         return Text(plain[:start] + word + plain[start + len(word):], style=style)
@@ -207,7 +210,7 @@ def empty_lines(size: CardSize, glyphs: Glyphs, *, label: str = "", at_cursor: b
     inner = size.width - 2
     lines = [tagged(Text(edge(ends.tl, ends.h, ends.tr, size.width), style=ends_style), tag)]
     for row in range(size.height - 2):
-        word = label[:inner] if row == (size.height - 2) // 2 else ""
+        word = label if row == (size.height - 2) // 2 and len(label) <= inner else ""  # whole or not at all
         lines.append(Text(box.v + f"{word:^{inner}}" + box.v, style=style))
     lines.append(Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style))
     return lines

@@ -397,7 +397,9 @@ class TableScreen(Screen):
         else:
             text.append(t("app.title"), style="bold")
         text.append("  " + t("table.round", round=game.round_index + 1, rounds=game.rules.rounds()))
-        text.append("  " + t("table.flip_no", turn=game.turn_number + (1 if game.phase in CHOOSING else 0)))
+        flip = game.turn_number + (1 if game.phase in CHOOSING else 0)
+        if flip:  # before the round's first flip there is no flip to name
+            text.append("  " + t("table.flip_no", turn=flip))
         text.append("  " + t("table.captain_is", name=self.seat_name(game.captain)))
         variants = sorted(game.round_rules.variants)  # this round's: a variant may skip some rounds
         if variants:
@@ -590,6 +592,8 @@ class TableScreen(Screen):
         self.ctl.flip()
         self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
+        if game.phase not in CHOOSING and game.last_turn is not None and game.last_turn.call.kind == "dead":
+            explain = None  # the turn's own line says what a dead Repeat does: once is enough
         self.set_explain(explain or "")
         if explain:
             self.log_line(explain)

@@ -18,7 +18,7 @@ from .. import i18n
 from ..grid import Cell, Stack
 from ..i18n import t
 from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
-                    card_lines, empty_lines, fitting_size)
+                    card_lines, card_style, empty_lines, fitting_size, line_text)
 from .glyphs import glyphs
 
 TARGET_KINDS = ("cover", "duck", "pick")
@@ -32,6 +32,7 @@ DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 # t hints), then digits, then capitals other than the family letters A-I (random first rounds
 # give up to 35 legal cells: tests/test_app_reach.py).
 JUMP_KEYS = tuple("abcdegimnprsuvwxyz1234567890JKLMNPRSUVWXYZ")
+ROW_BREAK = " / "  # between a folded grid's rows (see GridWidget.folded); " /" at a line's end
 
 
 def described(description: str) -> str:
@@ -259,7 +260,7 @@ class GridWidget(Widget):
         old_tags, self.tags = self.tags, jump_tags(self.targets)
         self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
-        if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted:
+        if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted or self.folded():
             self.refresh(layout=not self.fit)
         else:  # the same place and size: repaint the cells that changed, not the grid
             changed = {cell for cell in set(cells) | set(old_cells)
@@ -319,7 +320,11 @@ class GridWidget(Widget):
         if self.kept is not None and len(self.cells) <= stacks_before:
             kx0, ky0, kx1, ky1 = self.kept
             x0, y0, x1, y1 = bounds
-            bounds = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
+            kept = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
+            # ... unless the rows kept no longer fit where the cards still would (no fold for nothing)
+            if not (self.narrow and self.is_mounted and kept[3] - kept[1] > y1 - y0
+                    and kept[3] - kept[1] + 1 > self.content_size.height):
+                bounds = kept
         self.kept = bounds
 
     def new_round(self) -> None:
@@ -354,6 +359,43 @@ class GridWidget(Widget):
         the group spread out, or came back)."""
         if self.drawn_size is not None and self.drawn_size != self.card_size():
             self.refresh()
+
+    def folded(self) -> bool:
+        """An opponent's grid with more rows than its region has lines: drawn row after row,
+        each row's cards in order and the rows apart by ROW_BREAK, so no row is lost (the
+        columns are, which a grid nobody chooses in can spare)."""
+        if not (self.narrow and self.fit and self.cells):
+            return False
+        _, y0, _, y1 = self.bounds()
+        return y1 - y0 + 1 > max(1, self.content_size.height)
+
+    def folded_lines(self, width: int) -> list[Text]:
+        """The folded grid (see `folded`): its rows with cards, top to bottom, packed into lines
+        of `width`. A row is cut only between cards and only when it is longer than a line; a
+        line that ends where a row does ends with the row break."""
+        x0, y0, x1, y1 = self.cell_bounds()
+        rows = [[self._folded_face(self.cells[(x, y)]) for x in range(x0, x1 + 1) if self.cells.get((x, y))]
+                for y in range(y0, y1 + 1)]
+        lines, line = [], Text()
+        for faces in filter(None, rows):
+            for index, face in enumerate(faces):
+                joint = "" if not line.cell_len else ROW_BREAK if index == 0 else " "
+                if line.cell_len and line.cell_len + len(joint) + face.cell_len > width - len(ROW_BREAK.rstrip()):
+                    if index == 0:
+                        line.append(ROW_BREAK.rstrip())
+                    lines.append(line)
+                    line, joint = Text(), ""
+                line.append(joint)
+                line.append_text(face)
+        lines.append(line)
+        return lines
+
+    def _folded_face(self, stack: Stack) -> Text:
+        """A card in its whole one-line form, the number unpadded: `C3●1x2`."""
+        card = stack[-1]
+        splashes = self.splashes[card.number - 1] if self.splashes is not None else None
+        return Text(line_text(card, splashes, len(stack), self.glyphs.drop, width=7 + len(str(len(stack)))).strip()
+                    .replace(" ", ""), style=card_style(card))
 
     @property
     def cell_size(self) -> tuple[int, int]:
@@ -493,8 +535,12 @@ class GridWidget(Widget):
             x0, y0, x1, y1 = self.bounds()
             self.drawn_size = self.card_size()
             drawn = self._drawn = {"outer": self.outer_size, "shape": (
-                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style)}
+                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style),
+                "folded": self.folded_lines(self.size.width) if self.folded() else None}
         y0, y1, size, oy, width, base = drawn["shape"]
+        if drawn["folded"] is not None:
+            folded = drawn["folded"]
+            return text_strip(self, folded[y], base, width) if y < len(folded) else Strip.blank(width, base)
         row, part = divmod(y - oy, size.height)
         if y < oy or row > y1 - y0:
             return Strip.blank(width, base)
@@ -514,6 +560,8 @@ class GridWidget(Widget):
 
     def as_text(self) -> Text:
         """The whole grid as the screen shows it, as one text (for tests and tools)."""
+        if self.folded():
+            return Text("\n").join(self.folded_lines(self.size.width))
         _, y0, _, y1 = self.bounds()
         size = self.card_size()
         lines = [Text() for _ in range(self.origin_offset()[1])]
