@@ -3,11 +3,13 @@ grid with more rows than its panel has lines is folded (its rows one after anoth
 " / ") and loses no card; no "Flip 0" before the first flip; a dead Repeat said once; the
 create-table screen's "Rated game" in sight without scrolling."""
 import pytest
+from textual.app import App
 
 from autoplay import settle, step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.table import SeatPanel
-from duckcover.app.widgets import ROW_BREAK
+from duckcover.app.widgets import ROW_BREAK, GridWidget
+from duckcover.cards import CARDS
 from duckcover.i18n import t
 from test_app_table_facts import expected_cards, grid_text, screen_lines, shown_cards
 
@@ -110,3 +112,33 @@ async def test_rated_game_is_in_sight_on_the_create_table_screen_at_80x24(tmp_pa
         assert form.scroll_y == 0 and form.region.contains_region(rated.region)
         await pilot.press("tab")  # ... and one Tab from the table's name
         assert app.focused is rated
+
+
+class OneGrid(App):
+    """A grid alone in a region of 60x5, as your grid is with seven seats at 80x24."""
+
+    def __init__(self, grid: GridWidget) -> None:
+        super().__init__()
+        self.grid = grid
+
+    def compose(self):
+        self.grid.styles.width, self.grid.styles.height = 60, 5
+        yield self.grid
+
+
+async def test_your_grid_gives_up_its_ring_before_a_legal_cell():
+    # Four rows of cards in five lines: the ring (a row above and below, for ducks to come) no
+    # longer fits; the legal cells, all within the rows, must stay in sight.
+    card = CARDS[0][5]
+    cells = {(x, y): (card,) for x in range(3) for y in range(4)}
+    grid = GridWidget(0, large=True, focusable=True, fit=True, ring=True)
+    async with OneGrid(grid).run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        marks = {(1, 1): "called", (0, 0): "cover", (2, 3): "cover", (3, 1): "duck"}
+        grid.show(cells, (0,) * 12, marks, (1, 1))
+        await pilot.pause()
+        height = grid.content_size.height
+        for cell in grid.targets:
+            region = grid.cell_region(cell)
+            assert 0 <= region.y and region.bottom <= height, (cell, region)
+        assert grid.bounds()[1] == 0  # no ring row above the first row of cards

@@ -308,9 +308,17 @@ class GridWidget(Widget):
         x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
         if self.ring:  # room for the duck cells of any choice: the grid never shifts for them
             stacks = list(self.cells) or cells
-            x0, y0 = min(x0, min(c[0] for c in stacks) - 1), min(y0, min(c[1] for c in stacks) - 1)
-            x1, y1 = max(x1, max(c[0] for c in stacks) + 1), max(y1, max(c[1] for c in stacks) + 1)
+            x0, x1 = min(x0, min(c[0] for c in stacks) - 1), max(x1, max(c[0] for c in stacks) + 1)
+            ry0, ry1 = min(y0, min(c[1] for c in stacks) - 1), max(y1, max(c[1] for c in stacks) + 1)
+            if self.rows_fit(ry0, ry1):  # ... where the lines allow: the legal cells come first
+                y0, y1 = ry0, ry1
         return x0, y0, x1, y1
+
+    def rows_fit(self, y0: int, y1: int) -> bool:
+        """Whether rows y0..y1 fit the fitted region's lines, one line a row at the least (a
+        region not laid out yet is taken to fit)."""
+        height = self.content_size.height if self.fit and self.is_mounted else 0
+        return not height or y1 - y0 + 1 <= height
 
     def keep_bounds(self, stacks_before: int) -> None:
         """A fitted grid only grows within a round: cards that merge or leave do not shrink
@@ -321,9 +329,9 @@ class GridWidget(Widget):
             kx0, ky0, kx1, ky1 = self.kept
             x0, y0, x1, y1 = bounds
             kept = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
-            # ... unless the rows kept no longer fit where the cards still would (no fold for nothing)
-            if not (self.narrow and self.is_mounted and kept[3] - kept[1] > y1 - y0
-                    and kept[3] - kept[1] + 1 > self.content_size.height):
+            # ... unless the rows kept no longer fit where the cards (and legal cells) still would:
+            # an opponent's grid is not folded, nor a legal cell of yours cut, for rows now empty.
+            if self.rows_fit(kept[1], kept[3]) or kept[3] - kept[1] <= y1 - y0:
                 bounds = kept
         self.kept = bounds
 
