@@ -3,7 +3,7 @@ import os
 
 from duckcover.app import AppOptions, create_app, quick_seats
 from autoplay import keys_to, press, settle, step, table_of
-from duckcover.app.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, fitting_size, line_text
+from duckcover.app.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, empty_lines, fitting_size, line_text
 from duckcover.app.glyphs import ASCII_GLYPHS as ASCII, UNICODE_GLYPHS as UNICODE
 from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
 from duckcover.app.table import TableScreen
@@ -140,6 +140,9 @@ def test_cards_show_family_letter_number_splashes_and_height():
     ]
     assert [line.plain for line in card_lines(card, 5, 2, SMALL, UNICODE, label="cover")] == [
         "╭──x2─╮", "│B12●5│", "╰cover╯"]
+    # A word longer than the edge is left out, never cut to "movin"; the moving frame remains.
+    assert [line.plain for line in card_lines(card, 5, 2, SMALL, UNICODE, frame="moving", label="moving")][-1] == "╚═════╝"
+    assert [line.plain for line in empty_lines(SMALL, UNICODE, label="plonger")][1] == "┆     ┆"
     assert line_text(card, 5, 1, "●") == "B12●5  "
     assert line_text(CARDS[8][7], 3, 4, "o") == "I 7o3x4"
     assert line_text(CARDS[8][7], 3, 11, "o") == "I7o3x11"

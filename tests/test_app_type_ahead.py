@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from autoplay import table_of
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.options import REVEAL_PAUSE
@@ -56,7 +58,8 @@ async def test_a_space_typed_0_3_s_after_enter_flips_when_the_reveal_is_over(tmp
     raise AssertionError("no seed gave Ann the first round's Captain")
 
 
-async def test_a_key_of_the_next_choice_during_the_reveal_is_refused_visibly(tmp_path):
+@pytest.mark.parametrize("key", ["enter", "b"])  # Enter, and a cell's jump key
+async def test_a_key_of_the_next_choice_during_the_reveal_is_refused_visibly(tmp_path, key):
     app = create_app(options(tmp_path, 1))
     async with app.run_test(size=(80, 24)) as pilot:
         table = table_of(app)
@@ -68,7 +71,7 @@ async def test_a_key_of_the_next_choice_during_the_reveal_is_refused_visibly(tmp
         await choose_by_keys(pilot, table)
         await until(pilot, lambda: table.state is TurnState.PAUSE)
         cursor = table.query_one("#own-grid").cursor
-        await pilot.press("enter")
+        await pilot.press(key)
         assert table.prompt_text.startswith("Wait:")  # said, not silently dropped
         assert table.query_one("#own-grid").cursor == cursor and app.controller.game.turn_number == turn + 1
         await until(pilot, lambda: table.state in (TurnState.AWAIT_FLIP, TurnState.CHOOSING))

@@ -39,6 +39,8 @@ CURSOR_STYLE = Style(color="bright_yellow", bold=True)
 MOVING_STYLE = Style(bold=True)
 COVER_STYLE = Style(color="bright_cyan", bold=True)
 DUCK_STYLE = Style(color="bright_green", bold=True)
+# A cell's jump key: reversed, so it stands out from the card's own letter without colour (NO_COLOR).
+TAG_STYLE = Style(bold=True, reverse=True)
 
 
 @dataclass(frozen=True)
@@ -133,9 +135,10 @@ def edge(left: str, fill: str, right: str, width: int, word: str = "", at: str =
 
 def card_lines(card: Card, splashes: int | None, height: int, size: CardSize, glyphs: Glyphs, *,
                frame: str = "plain", label: str = "", label_style: Style | None = None,
-               home: int | None = None) -> list[Text]:
+               home: int | None = None, tag: str = "") -> list[Text]:
     """The top card of a stack in `size` cells. frame: plain, cursor, moving or target.
-    `splashes` None: no drops (the round scores numbers); `home`: the grid's own family."""
+    `splashes` None: no drops (the round scores numbers); `home`: the grid's own family;
+    `tag`: the key that jumps to the cell, at the left of a boxed card's top edge."""
     body = card_style(card)
     if not size.boxed:
         return [Text(line_text(card, splashes, height, glyphs.drop, size.width, home), style=body)]
@@ -155,7 +158,7 @@ def card_lines(card: Card, splashes: int | None, height: int, size: CardSize, gl
     else:
         rows = [line_text(card, splashes, 1, glyphs.drop, inner, home)]
     stack = f"x{height}" if height > 1 else ""
-    top = Text(edge(ends.tl, ends.h, ends.tr, size.width, stack, at="right"), style=ends_style)
+    top = tagged(Text(edge(ends.tl, ends.h, ends.tr, size.width, stack, at="right"), style=ends_style), tag)
     bottom = Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style)
     if label:
         bottom = labelled(bottom, label, ends_style if at_cursor else body + (label_style or Style()))
@@ -168,10 +171,13 @@ def card_lines(card: Card, splashes: int | None, height: int, size: CardSize, gl
 
 
 def labelled(edge_text: Text, label: str, style: Style) -> Text:
-    """Write `label` into the middle of a bottom edge, in its own style."""
+    """Write `label` into the middle of a bottom edge, in its own style; a word longer than the
+    edge is left out whole, never cut ("movin"): the frame still tells the cell."""
     plain = edge_text.plain
     inner = len(plain) - 2
-    word = label[:inner]
+    if len(label) > inner:
+        return edge_text
+    word = label
     start = 1 + (inner - len(word)) // 2
     if style == edge_text.style:  # one run of one style: fewer bytes to send
         return Text(plain[:start] + word + plain[start + len(word):], style=style)
@@ -181,21 +187,30 @@ def labelled(edge_text: Text, label: str, style: Style) -> Text:
     return out
 
 
+def tagged(edge_text: Text, tag: str) -> Text:
+    """A top edge with the cell's jump key written over its first stroke."""
+    if not tag:
+        return edge_text
+    return edge_text[:1] + Text(tag, style=edge_text.style + TAG_STYLE) + edge_text[1 + len(tag):]
+
+
 def empty_lines(size: CardSize, glyphs: Glyphs, *, label: str = "", at_cursor: bool = False,
-                marker: str = " ") -> list[Text]:
-    """An empty cell; with a label (a legal duck), a dotted outline with the word inside."""
+                marker: str | Text = " ", tag: str = "") -> list[Text]:
+    """An empty cell; with a label (a legal duck), a dotted outline with the word inside.
+    One line: `marker` first (a str is drawn as the cursor); boxed: `tag` in the top edge."""
     if not label:
         return [Text(" " * size.width) for _ in range(size.height)]
     style = DUCK_STYLE
     if not size.boxed:
         inner = size.width - 2
-        return [Text(marker, style=CURSOR_STYLE) + Text(f"{label[:inner]:^{inner}}", style=style) + Text(" ")]
+        first = marker if isinstance(marker, Text) else Text(marker, style=CURSOR_STYLE)
+        return [first + Text(f"{label[:inner]:^{inner}}", style=style) + Text(" ")]
     box = glyphs.empty
     ends, ends_style = (glyphs.cursor, CURSOR_STYLE) if at_cursor else (box, style)
     inner = size.width - 2
-    lines = [Text(edge(ends.tl, ends.h, ends.tr, size.width), style=ends_style)]
+    lines = [tagged(Text(edge(ends.tl, ends.h, ends.tr, size.width), style=ends_style), tag)]
     for row in range(size.height - 2):
-        word = label[:inner] if row == (size.height - 2) // 2 else ""
+        word = label if row == (size.height - 2) // 2 and len(label) <= inner else ""  # whole or not at all
         lines.append(Text(box.v + f"{word:^{inner}}" + box.v, style=style))
     lines.append(Text(edge(ends.bl, ends.h, ends.br, size.width), style=ends_style))
     return lines

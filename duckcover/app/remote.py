@@ -405,6 +405,8 @@ class CreateTableScreen(Screen):
             with Horizontal(classes="setup-row"):
                 yield Label(t("net.table_name"), classes="setup-label")
                 yield Input(max_length=32, id="table-name")
+            # Near the top: at 80x24 it shows without scrolling (below the seats and rules it did not).
+            yield Checkbox(t("net.rated"), value=True, id="rated")
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.players"), classes="setup-label")
                 yield Select([(str(n), n) for n in range(MIN_PLAYERS, self.MAX_SEATS + 1)], value=self.seat_count,
@@ -421,7 +423,6 @@ class CreateTableScreen(Screen):
             with Horizontal(classes="setup-row"):
                 yield Label(t("setup.seed"), classes="setup-label")
                 yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
-            yield Checkbox(t("net.rated"), value=True, id="rated")
             with Horizontal(classes="setup-row buttons"):
                 yield Button(t("net.create"), variant="primary", id="start")
                 yield Button(t("key.back"), id="back")

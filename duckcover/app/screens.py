@@ -286,6 +286,7 @@ class HelpScreen(ModalScreen):
             yield Static(t("help.title"), classes="heading")
             yield Static(t("help.rules"))
             yield Static(t("help.keys_title"), classes="heading")
+            yield Static(t("help.keys_jump"))
             yield Static(t("help.keys"))
         yield KeyFooter()
 

@@ -26,11 +26,11 @@ from ..game import CHOOSING, Phase
 from ..i18n import t, tn
 from ..moves import Move
 from ..untrusted import NAME_MAX, shown, textual_escaped
-from .cards import CURSOR_STYLE, MOVING_STYLE, edge
+from .cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
 from .controller import Reveal, TurnController
 from .glyphs import ASCII_GLYPHS, glyphs
 from .options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
-from .widgets import CURSOR_MARKER, MARKERS, GridWidget, KeyBar, TableLog
+from .widgets import CURSOR_MARKER, JUMP_KEYS, MARKERS, GridWidget, KeyBar, TableLog
 from .telling import round_end_words, round_scores_words, round_start_words
 from .words import bot_label, error_text, flip_word, variant_label
 
@@ -397,7 +397,9 @@ class TableScreen(Screen):
         else:
             text.append(t("app.title"), style="bold")
         text.append("  " + t("table.round", round=game.round_index + 1, rounds=game.rules.rounds()))
-        text.append("  " + t("table.flip_no", turn=game.turn_number + (1 if game.phase in CHOOSING else 0)))
+        flip = game.turn_number + (1 if game.phase in CHOOSING else 0)
+        if flip:  # before the round's first flip there is no flip to name
+            text.append("  " + t("table.flip_no", turn=flip))
         text.append("  " + t("table.captain_is", name=self.seat_name(game.captain)))
         variants = sorted(game.round_rules.variants)  # this round's: a variant may skip some rounds
         if variants:
@@ -482,8 +484,13 @@ class TableScreen(Screen):
             text.append(CURSOR_MARKER, style=CURSOR_STYLE)
             text.append(" " + t("legend.cursor") + "  ")
             text.append(MARKERS["called"], style=MOVING_STYLE)
-            text.append(" " + t("mark.called") + "  " + MARKERS["cover"] + " " + t("mark.cover")
-                        + "  " + MARKERS["pick"] + " " + t("mark.pick"))
+            text.append(" " + t("mark.called") + "  ")
+            for key in JUMP_KEYS[:3]:
+                text.append(key, style=TAG_STYLE)
+                text.append(" ")
+            text.append("... " + t("legend.jump"))
+            if len(own.tags) < len(own.targets):  # more cells than keys: the rest keep their marks
+                text.append("  " + MARKERS["cover"] + " " + t("mark.cover") + "  " + MARKERS["pick"] + " " + t("mark.pick"))
         if any(not panel.grid.card_size().boxed for panel in self.query(SeatPanel)):
             text.append("\n" + self.card_legend(), style="dim")
         return text
@@ -564,7 +571,7 @@ class TableScreen(Screen):
             event.prevent_default()
             self.flip_ahead = True
             self.set_prompt(t("prompt.flip_ahead"))
-        elif event.key in self.CHOICE_KEYS or event.key in self.FLIP_KEYS:
+        elif event.key in self.CHOICE_KEYS or event.key in self.FLIP_KEYS or event.character in JUMP_KEYS:
             event.stop()
             event.prevent_default()
             self.app.bell()
@@ -585,6 +592,8 @@ class TableScreen(Screen):
         self.ctl.flip()
         self.log_line(self.ctl.flip_line(before), bold=True)
         explain = self.ctl.explain_flip(before)
+        if game.phase not in CHOOSING and game.last_turn is not None and game.last_turn.call.kind == "dead":
+            explain = None  # the turn's own line says what a dead Repeat does: once is enough
         self.set_explain(explain or "")
         if explain:
             self.log_line(explain)

@@ -17,8 +17,8 @@ from textual.widget import Widget
 from .. import i18n
 from ..grid import Cell, Stack
 from ..i18n import t
-from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, CardSize, card_lines,
-                    empty_lines, fitting_size)
+from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
+                    card_lines, card_style, empty_lines, fitting_size, line_text)
 from .glyphs import glyphs
 
 TARGET_KINDS = ("cover", "duck", "pick")
@@ -27,6 +27,12 @@ MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "c
 MARKERS = {"cover": "^", "pick": "?", "called": "="}
 CURSOR_MARKER = ">"
 DIRECTIONS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+# The keys that jump the cursor to a legal cell, one per cell in reading order, each drawn on
+# its cell: the letters the table leaves free (f flips, h j k l move, o settings, q quits,
+# t hints), then digits, then capitals other than the family letters A-I (random first rounds
+# give up to 35 legal cells: tests/test_app_reach.py).
+JUMP_KEYS = tuple("abcdegimnprsuvwxyz1234567890JKLMNPRSUVWXYZ")
+ROW_BREAK = " / "  # between a folded grid's rows (see GridWidget.folded); " /" at a line's end
 
 
 def described(description: str, values: dict | None = None) -> str:
@@ -34,6 +40,12 @@ def described(description: str, values: dict | None = None) -> str:
     in the settings reaches the footer at once) or already words. `values` fill a label's
     blanks ("I am {name}": a screen's `key_values`)."""
     return i18n.t(description, **(values or {})) if description in i18n.catalogue(i18n.DEFAULT) else description
+
+
+def jump_tags(targets) -> dict[Cell, str]:
+    """Each legal cell's jump key, in reading order (rows top to bottom, each left to right), so
+    the eye finds a key's cell by the alphabet; cells beyond the last key keep their marks."""
+    return dict(zip(sorted(targets, key=lambda c: (c[1], c[0])), JUMP_KEYS))
 
 
 def step_cursor(cursor: Cell, targets: list[Cell], dx: int, dy: int) -> Cell:
@@ -191,6 +203,9 @@ class GridWidget(Widget):
         Binding("tab", "cycle(1)", show=False),
         Binding("shift+tab", "cycle(-1)", show=False),
         Binding("enter", "confirm", "key.confirm"),
+        # One key per label; the footer shows the verb once, not every letter.
+        *(Binding(key, f"jump({key!r})", "key.jump", show=key == JUMP_KEYS[0], key_display="abc")
+          for key in JUMP_KEYS),
     ]
     DEFAULT_CSS = "GridWidget { width: auto; height: auto; }"
 
@@ -224,6 +239,7 @@ class GridWidget(Widget):
         self.cells: Mapping[Cell, Stack] = {}
         self.splashes: tuple[int, ...] | None = (0,) * 12  # None: the round scores numbers, no drops
         self.marks: dict[Cell, str] = {}
+        self.tags: dict[Cell, str] = {}  # each legal cell's jump key (see JUMP_KEYS)
         self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
         self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
@@ -242,14 +258,16 @@ class GridWidget(Widget):
             old_cells = {}  # every card's face changes
         self.cells, self.splashes = cells, splashes
         self.marks = marks
+        old_tags, self.tags = self.tags, jump_tags(self.targets)
         self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
-        if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted:
+        if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted or self.folded():
             self.refresh(layout=not self.fit)
         else:  # the same place and size: repaint the cells that changed, not the grid
             changed = {cell for cell in set(cells) | set(old_cells)
                        if cells.get(cell) != old_cells.get(cell)}
             changed |= {cell for cell in set(marks) | set(old_marks) if marks.get(cell) != old_marks.get(cell)}
+            changed |= {cell for cell in set(self.tags) | set(old_tags) if self.tags.get(cell) != old_tags.get(cell)}
             changed |= {cell for cell in (old_cursor, self.cursor) if cell is not None}
             if changed:
                 self.refresh(*(self.cell_region(cell) for cell in changed))
@@ -291,9 +309,17 @@ class GridWidget(Widget):
         x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
         if self.ring:  # room for the duck cells of any choice: the grid never shifts for them
             stacks = list(self.cells) or cells
-            x0, y0 = min(x0, min(c[0] for c in stacks) - 1), min(y0, min(c[1] for c in stacks) - 1)
-            x1, y1 = max(x1, max(c[0] for c in stacks) + 1), max(y1, max(c[1] for c in stacks) + 1)
+            x0, x1 = min(x0, min(c[0] for c in stacks) - 1), max(x1, max(c[0] for c in stacks) + 1)
+            ry0, ry1 = min(y0, min(c[1] for c in stacks) - 1), max(y1, max(c[1] for c in stacks) + 1)
+            if self.rows_fit(ry0, ry1):  # ... where the lines allow: the legal cells come first
+                y0, y1 = ry0, ry1
         return x0, y0, x1, y1
+
+    def rows_fit(self, y0: int, y1: int) -> bool:
+        """Whether rows y0..y1 fit the fitted region's lines, one line a row at the least (a
+        region not laid out yet is taken to fit)."""
+        height = self.content_size.height if self.fit and self.is_mounted else 0
+        return not height or y1 - y0 + 1 <= height
 
     def keep_bounds(self, stacks_before: int) -> None:
         """A fitted grid only grows within a round: cards that merge or leave do not shrink
@@ -303,7 +329,11 @@ class GridWidget(Widget):
         if self.kept is not None and len(self.cells) <= stacks_before:
             kx0, ky0, kx1, ky1 = self.kept
             x0, y0, x1, y1 = bounds
-            bounds = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
+            kept = min(x0, kx0), min(y0, ky0), max(x1, kx1), max(y1, ky1)
+            # ... unless the rows kept no longer fit where the cards (and legal cells) still would:
+            # an opponent's grid is not folded, nor a legal cell of yours cut, for rows now empty.
+            if self.rows_fit(kept[1], kept[3]) or kept[3] - kept[1] <= y1 - y0:
+                bounds = kept
         self.kept = bounds
 
     def new_round(self) -> None:
@@ -339,6 +369,43 @@ class GridWidget(Widget):
         if self.drawn_size is not None and self.drawn_size != self.card_size():
             self.refresh()
 
+    def folded(self) -> bool:
+        """An opponent's grid with more rows than its region has lines: drawn row after row,
+        each row's cards in order and the rows apart by ROW_BREAK, so no row is lost (the
+        columns are, which a grid nobody chooses in can spare)."""
+        if not (self.narrow and self.fit and self.cells):
+            return False
+        _, y0, _, y1 = self.bounds()
+        return y1 - y0 + 1 > max(1, self.content_size.height)
+
+    def folded_lines(self, width: int) -> list[Text]:
+        """The folded grid (see `folded`): its rows with cards, top to bottom, packed into lines
+        of `width`. A row is cut only between cards and only when it is longer than a line; a
+        line that ends where a row does ends with the row break."""
+        x0, y0, x1, y1 = self.cell_bounds()
+        rows = [[self._folded_face(self.cells[(x, y)]) for x in range(x0, x1 + 1) if self.cells.get((x, y))]
+                for y in range(y0, y1 + 1)]
+        lines, line = [], Text()
+        for faces in filter(None, rows):
+            for index, face in enumerate(faces):
+                joint = "" if not line.cell_len else ROW_BREAK if index == 0 else " "
+                if line.cell_len and line.cell_len + len(joint) + face.cell_len > width - len(ROW_BREAK.rstrip()):
+                    if index == 0:
+                        line.append(ROW_BREAK.rstrip())
+                    lines.append(line)
+                    line, joint = Text(), ""
+                line.append(joint)
+                line.append_text(face)
+        lines.append(line)
+        return lines
+
+    def _folded_face(self, stack: Stack) -> Text:
+        """A card in its whole one-line form, the number unpadded: `C3●1x2`."""
+        card = stack[-1]
+        splashes = self.splashes[card.number - 1] if self.splashes is not None else None
+        return Text(line_text(card, splashes, len(stack), self.glyphs.drop, width=7 + len(str(len(stack)))).strip()
+                    .replace(" ", ""), style=card_style(card))
+
     @property
     def cell_size(self) -> tuple[int, int]:
         size = self.card_size()
@@ -373,6 +440,8 @@ class GridWidget(Widget):
             return bool(self.targets)
         if action == "confirm":
             return bool(self.targets)
+        if action == "jump":  # a key no cell shows now goes on to the screen's bindings
+            return parameters[0] in self.tags.values()
         return True
 
     def action_move(self, direction: str) -> None:
@@ -382,6 +451,13 @@ class GridWidget(Widget):
             self.cursor = self.origin or self.targets[0]
             return
         self.cursor = step_from_card(self.cursor, self.origin, self.targets, *DIRECTIONS[direction])
+
+    def action_jump(self, key: str) -> None:
+        """The cursor to the cell labelled `key`; Enter still confirms, so one stray key never
+        places a card."""
+        cell = next((cell for cell, tag in self.tags.items() if tag == key), None)
+        if cell is not None:
+            self.cursor = cell
 
     def cycle_order(self) -> list[Cell]:
         """Every legal cell once: the covers first, then the ducks, each nearest to the moving
@@ -468,8 +544,12 @@ class GridWidget(Widget):
             x0, y0, x1, y1 = self.bounds()
             self.drawn_size = self.card_size()
             drawn = self._drawn = {"outer": self.outer_size, "shape": (
-                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style)}
+                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style),
+                "folded": self.folded_lines(self.size.width) if self.folded() else None}
         y0, y1, size, oy, width, base = drawn["shape"]
+        if drawn["folded"] is not None:
+            folded = drawn["folded"]
+            return text_strip(self, folded[y], base, width) if y < len(folded) else Strip.blank(width, base)
         row, part = divmod(y - oy, size.height)
         if y < oy or row > y1 - y0:
             return Strip.blank(width, base)
@@ -489,6 +569,8 @@ class GridWidget(Widget):
 
     def as_text(self) -> Text:
         """The whole grid as the screen shows it, as one text (for tests and tools)."""
+        if self.folded():
+            return Text("\n").join(self.folded_lines(self.size.width))
         _, y0, _, y1 = self.bounds()
         size = self.card_size()
         lines = [Text() for _ in range(self.origin_offset()[1])]
@@ -501,10 +583,11 @@ class GridWidget(Widget):
         mark = self.marks.get(cell)
         at_cursor = cell == self.cursor
         word = t(MARK_KEYS[mark]) if mark else ""
+        tag = self.tags.get(cell, "")
         if not stack:
-            marker = CURSOR_MARKER if at_cursor else " "
+            marker = self._line_marker(mark, at_cursor, size, tag)
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
-                               marker=marker)
+                               marker=marker, tag=tag)
         card = stack[-1]
         splashes = self.splashes[card.number - 1] if self.splashes is not None else None
         if not size.boxed:
@@ -513,17 +596,20 @@ class GridWidget(Widget):
                               home=self.seat)[0]
             if mark == "called":  # still marked when the cursor's marker stands before it
                 face.stylize(Style(underline=True))
-            return [self._line_marker(mark, at_cursor, size) + face + Text(" " * gap)]
+            return [self._line_marker(mark, at_cursor, size, tag) + face + Text(" " * gap)]
         frame = "moving" if mark == "called" else "target" if mark else "plain"
         if at_cursor:
             frame += "+cursor"
         label_style = {"cover": COVER_STYLE, "pick": COVER_STYLE, "called": MOVING_STYLE}.get(mark or "")
         return card_lines(card, splashes, len(stack), size, self.glyphs, frame=frame, label=word,
-                          label_style=label_style)
+                          label_style=label_style, tag=tag)
 
-    def _line_marker(self, mark: str | None, at_cursor: bool, size: CardSize) -> Text:
+    def _line_marker(self, mark: str | None, at_cursor: bool, size: CardSize, tag: str = "") -> Text:
+        """The character before a one-line cell: the cursor, else the cell's jump key, else its mark."""
         if at_cursor:
             return Text(CURSOR_MARKER, style=CURSOR_STYLE)
+        if tag:  # a span, not the Text's own style: that one would reverse the whole line it starts
+            return Text.assemble((tag, TAG_STYLE))
         if self.narrow and not mark:
             return Text(" ")  # a gap, so neighbouring cards never run together
         return Text(MARKERS.get(mark or "", " "), style=COVER_STYLE if mark != "called" else MOVING_STYLE)
