@@ -1,6 +1,6 @@
 """`duckcover serve` measured: the real command, real SSH sessions, on 127.0.0.1.
 
-Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--reveal-only]
+Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--reveal-only] [--client-cpu TURNS]
                                   [--runs N] [--memory-players N] [--tables N] [--turns N] [--memory-only]
 
 - reveal latency through SSH, for each --players count (default 16 32 48; N // 4 tables): that
@@ -24,6 +24,8 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
 - reveal latency of protocol clients (not with --reveal-only): --tables tables of 4 simulated
   players speaking the table protocol to a table server in its own process (no SSH, no
   terminal): from the last choice sent to every client's reveal received, p95.
+- with --client-cpu TURNS, only the CPU a client that is not choosing spends per reveal, in
+  process (see client_cpu_per_reveal), last line `client_cpu_ms_per_reveal=...` (the median).
 The last line is `ssh_reveal_p95_ms=...`, the SSH figure of the last --players count. With
 --memory-only, only the lobby memory figure (each client under the server's limits, see
 sshfront.limit_client), last line `pss_mb_per_guest=...`.
@@ -490,6 +492,86 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
 
 
 
+# --- one client's CPU per reveal, in process ----------------------------------------------------
+async def client_cpu_per_reveal(turns: int) -> list[float]:
+    """Two RemoteApps (80x24, headless) at a table with two medium bots, against an in-process
+    table server; Ann chooses first, so when Ben's choice completes a turn she is a client that
+    is not choosing. Per reveal: the CPU (thread time) Ann's app spends handling the reveal
+    message and drawing every frame until the next flip arrives (the message pump's own
+    overhead is not in it). Finer than the /proc figure of the SSH run and not inflated by other
+    processes waiting for the CPU, but still slower on a loaded machine (caches)."""
+    from textual.app import App
+    from textual.screen import Screen as TextualScreen
+
+    from duckcover import i18n
+    from duckcover.app.options import AppOptions
+    from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
+    from duckcover.net.server import Identity, TableServer
+    from test_serve_client import press_what_is_asked, settle
+
+    spent: list[float] = []
+    window = {"open": False}
+
+    def counted(cls, name: str, app_of):
+        real = getattr(cls, name)
+
+        def wrapper(self, *args, **kwargs):
+            if app_of(self) is not watched[0]:
+                return real(self, *args, **kwargs)
+            message = args[0] if name == "receive" else {}
+            if message.get("type") == "flip":
+                window["open"] = False
+            elif message.get("type") == "reveal":
+                window["open"] = True
+                spent.append(0.0)
+            start = time.thread_time()
+            try:
+                return real(self, *args, **kwargs)
+            finally:
+                if window["open"]:
+                    spent[-1] += time.thread_time() - start
+
+        setattr(cls, name, wrapper)
+        return real
+
+    watched: list = [None]
+    patched = [(RemoteTableScreen, "receive", counted(RemoteTableScreen, "receive", lambda s: s.app)),
+               (TextualScreen, "_compositor_refresh", counted(TextualScreen, "_compositor_refresh", lambda s: s.app)),
+               (App, "_display", counted(App, "_display", lambda a: a))]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            i18n.set_language("en")
+            server = TableServer(Path(tmp), grace=30, pace=0)
+            await server.start(Path(tmp) / "t.sock")
+            apps = [RemoteApp(AppOptions(data_dir=Path(tmp), speed="instant"), str(Path(tmp) / "t.sock"),
+                              server.issue_token(Identity(name))) for name in ("ann", "ben")]
+            watched[0] = apps[0]
+            async with apps[0].run_test(size=(80, 24)) as ann, apps[1].run_test(size=(80, 24)) as ben:
+                pilots = [ann, ben]
+                await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+                await ann.press("c")
+                await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
+                await ann.pause(0.2)
+                await ann.press("ctrl+s")  # you, an open seat, two medium bots
+                await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
+                await settle(pilots, lambda: apps[1].lobby_tables)
+                await ben.press("j")
+                await settle(pilots, lambda: all(isinstance(a.screen, RemoteTableScreen) for a in apps))
+                table = next(iter(server.tables.values()))
+                for _ in range(40 * turns):
+                    if table.game.turn_number >= turns or table.game.over:
+                        break
+                    await press_what_is_asked(apps[0], ann)  # Ann first
+                    await ann.pause(0.05)
+                    await press_what_is_asked(apps[1], ben)
+                    await ann.pause(0.05)
+            await server.close()
+    finally:
+        for cls, name, real in patched:
+            setattr(cls, name, real)
+    return spent[:-1]  # the last window may still be open
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -502,11 +584,20 @@ def main() -> None:
     parser.add_argument("--ssh-turns", type=int, default=6, help="turns a table plays in the SSH reveal figure")
     parser.add_argument("--reveal-only", action="store_true", help="only the SSH reveal figure per --players")
     parser.add_argument("--memory-only", action="store_true", help="only the memory of --memory-players guests")
+    parser.add_argument("--client-cpu", type=int, metavar="TURNS", default=0,
+                        help="only the CPU one client that is not choosing spends per reveal, in process, over TURNS turns")
     args = parser.parse_args()
     if any(n < 4 or n > 4 * MAX_TABLES_LISTED for n in args.players):
         parser.error(f"--players: 4 to {4 * MAX_TABLES_LISTED} (4 a table)")
     if args.memory_only:
         asyncio.run(memory_only(args.memory_players))
+        return
+    if args.client_cpu:
+        cpu = [seconds * 1000 for seconds in asyncio.run(client_cpu_per_reveal(args.client_cpu))]
+        print(f"a client that is not choosing, per reveal (thread CPU: the reveal message and the frames up to "
+              f"the next flip, 80x24, over {len(cpu)} reveals): median {statistics.median(cpu):.2f} ms, "
+              f"mean {statistics.mean(cpu):.2f} ms")
+        print(f"client_cpu_ms_per_reveal={statistics.median(cpu):.2f}")
         return
     if not args.reveal_only:
         print_other_figures(args)
