@@ -572,7 +572,14 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     return spent[:-1]  # the last window may still be open
 
 
+def stop_on_sigterm(_signum, _frame) -> None:
+    """A SIGTERM (a `timeout` around the run) unwinds like Ctrl+C, so every `finally` stops its
+    server: a killed run left a server and its 48 clients behind."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--players", type=int, nargs="+", default=[16, 32, 48],
@@ -652,4 +659,8 @@ def percentile95(latencies: list[float]) -> tuple[float, int]:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("serve.py: interrupted; its servers were stopped", file=sys.stderr)
+        raise SystemExit(130)
