@@ -246,7 +246,7 @@ class RemoteTableScreen(TableScreen):
                 parts.append(t(key, seconds=max(0, round(self.deadline - time.monotonic()))))
             elif seats:
                 parts.append(t(key, names=", ".join(names[s] for s in seats if s < len(names))))
-        width = self.query_one("#prompt").size.width or 80
+        width = self.part("#prompt").size.width or 80
         line = ""
         for part in parts:
             longer = f"{line} | {part}" if line else part

@@ -230,6 +230,8 @@ class TableScreen(Screen):
         self.prompt_text = ""
         self.explain_text = ""
         self._shown: dict = {}
+        self._parts: dict = {}  # selector -> widget, see part()
+        self._seat_panels: list[SeatPanel] = []
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
@@ -339,11 +341,26 @@ class TableScreen(Screen):
         opponents.set_class(tight, "-tight")
 
     # --- drawing ------------------------------------------------------------------------
+    def part(self, selector: str, kind: type[Widget] = Widget):
+        """One of the table's widgets, looked up once: they are made in compose and never
+        replaced, and a query walks the whole screen each time (it was a sixth of a reveal's
+        handling and a third of a flip's in a client process: docs/serve.md)."""
+        found = self._parts.get(selector)
+        if found is None:
+            found = self._parts[selector] = self.query_one(selector, kind)
+        return found
+
+    def seat_panels(self) -> list[SeatPanel]:
+        """Every seat's panel in screen order, yours among them, looked up once (see part)."""
+        if not self._seat_panels:
+            self._seat_panels = list(self.query(SeatPanel))
+        return self._seat_panels
+
     def refresh_table(self) -> None:
         game = self.ctl.game
         # A round that scores card numbers (Competition) shows no drops: the number is the score.
         splashes = None if game.round_rules.scores_numbers else game.rules.splashes
-        for panel in self.query(SeatPanel):
+        for panel in self.seat_panels():
             seat = panel.seat
             marks, cursor = ({}, None)
             if seat == self.chooser and panel.id == "own-panel":
@@ -358,10 +375,11 @@ class TableScreen(Screen):
                                   game.totals[seat])
             if panel.has_class("-captain") != (seat == game.captain):
                 panel.set_class(seat == game.captain, "-captain")
-        for panel in self.query(".opponent").results(SeatPanel):
-            panel.grid.match_size()
+        for panel in self.seat_panels():
+            if panel.has_class("opponent"):
+                panel.grid.match_size()
         self.put("#status", self.status_text())
-        self.query_one("#heaps", Heaps).set_faces(self.heap_faces())
+        self.part("#heaps", Heaps).set_faces(self.heap_faces())
         self.put("#table-info", self.table_info())
         self.put("#totals", self.totals_text())
         self.put("#prompt", self.prompt_display())
@@ -379,7 +397,7 @@ class TableScreen(Screen):
         key = content.markup if isinstance(content, Text) else content
         if self._shown.get(selector) != key:
             self._shown[selector] = key
-            self.query_one(selector, Static).update(content, layout=False)  # fixed sizes: no layout
+            self.part(selector, Static).update(content, layout=False)  # fixed sizes: no layout
 
     def grid_of(self, seat: int):
         """What the table shows of a seat: while it chooses, its grid before any move applies."""
@@ -478,7 +496,7 @@ class TableScreen(Screen):
         if self.explain_text and self.ctl.game.phase in CHOOSING and not self.has_class("-small"):
             text.append(self.explain_text + "\n", style="bold")
         text.append(self.prompt_text, style="bold")
-        own = self.query_one("#own-panel", SeatPanel).grid
+        own = self.part("#own-panel", SeatPanel).grid
         if self.chooser is not None and own.marks and not own.card_size().boxed:
             text.append("\n")
             text.append(CURSOR_MARKER, style=CURSOR_STYLE)
@@ -491,7 +509,7 @@ class TableScreen(Screen):
             text.append("... " + t("legend.jump"))
             if len(own.tags) < len(own.targets):  # more cells than keys: the rest keep their marks
                 text.append("  " + MARKERS["cover"] + " " + t("mark.cover") + "  " + MARKERS["pick"] + " " + t("mark.pick"))
-        if any(not panel.grid.card_size().boxed for panel in self.query(SeatPanel)):
+        if any(not panel.grid.card_size().boxed for panel in self.seat_panels()):
             text.append("\n" + self.card_legend(), style="dim")
         return text
 
@@ -502,13 +520,13 @@ class TableScreen(Screen):
         else:
             legend = t("legend.card", drop=self.glyphs.drop)
         own = legend + "; " + t("legend.own")
-        return own if len(own) <= self.query_one("#prompt").content_size.width else legend
+        return own if len(own) <= self.part("#prompt").content_size.width else legend
 
     def log_line(self, line: str | Text, bold: bool = False) -> None:
         if isinstance(line, str):
             line = shown(line)  # the lines quote names: printable text only
         self.log_lines.append(str(line))  # plain text, for anyone who reads the log back (tests too)
-        self.query_one("#log", TableLog).write(Text(line, style="bold" if bold else "") if isinstance(line, str) else line)
+        self.part("#log", TableLog).write(Text(line, style="bold" if bold else "") if isinstance(line, str) else line)
 
     def set_prompt(self, text: str) -> None:
         self.prompt_text = text
