@@ -193,7 +193,7 @@ class GamesScreen(Screen):
         try:
             timeline = build_timeline(entry.record)
         except (RecordError, DuckError) as err:
-            self.app.notify(shown(t("games.error", error=str(err)), 400), severity="error", markup=False)
+            self.app.notify(shown(t("games.error", error=error_text(err)), 400), severity="error", markup=False)
             return
         self.app.push_screen(ReplayScreen(timeline, entry.date_text()))
 
@@ -224,7 +224,7 @@ class GamesScreen(Screen):
             try:
                 storage.delete_saved(entry.path)
             except (OSError, RecordError) as err:  # RecordError: GameInUse
-                error = str(getattr(err, "strerror", None) or err)
+                error = error_text(err) if isinstance(err, RecordError) else str(err.strerror or err)
                 self.app.notify(shown(t("games.delete_failed", error=error), 400), severity="error", markup=False)
                 return
             self.app.notify(t("games.deleted"))

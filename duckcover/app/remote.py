@@ -35,7 +35,7 @@ from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .telling import move_words, stand_in_words
 from .textual_compat import bind
-from .words import bot_label, error_text
+from .words import bot_label, error_text, peer_refusal_text
 
 DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
 
@@ -639,9 +639,9 @@ class RemoteApp(DuckCoverApp):
                 self.create_when_left = False
                 self.push_screen(CreateTableScreen())
         elif kind == "error":
-            self.notify(shown(message.get("text"), LABEL_MAX * 2), severity="error")
+            self.notify(peer_refusal_text(message), severity="error", markup=False)
         elif kind == "bye":
-            self.exit(message=shown(message.get("text"), LABEL_MAX))
+            self.exit(message=peer_refusal_text(message, LABEL_MAX))
         elif kind == "status" and isinstance(self.main_screen(), WaitingScreen):
             self.main_screen().show(message.get("players", []))
         elif self.table_screen is not None:
