@@ -290,3 +290,70 @@ def test_whatever_a_peer_sends_is_said_in_one_bounded_printable_line(message):
     said = peer_refusal_text(message)
     assert isinstance(said, str) and len(said) <= 128
     assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in said)
+
+
+# --- plurals --------------------------------------------------------------------------------
+COUNTED = re.compile(r"{(count|games|flips)[^}]*}\s+(?!(?:of|von|sur)\b)\w")  # a counted noun follows the number
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_counted_noun_has_a_singular_form(lang):
+    texts = catalogue(lang)
+    counted = [key for key, text in texts.items() if not key.endswith(".one") and COUNTED.search(text)]
+    assert "scorepad.ended" in counted
+    assert [key for key in counted if f"{key}.one" not in texts] == [], lang
+
+
+def one_turn_game():
+    from duckcover.game import Game
+    from duckcover.rules import Rules
+
+    game = Game(["Ann", "Ben"], Rules(), 3)
+    game.flip()
+    while game.awaiting:
+        game.play([game.view(s).legal_moves()[0] if s in game.awaiting else None for s in range(game.n)])
+    return game
+
+
+@pytest.mark.parametrize("lang, one", [
+    ("en", "Round 1: in progress after 1 flip."),
+    ("de", "Runde 1: läuft noch, 1 Karte aufgedeckt."),
+    ("fr", "Manche 1 : en cours après 1 carte retournée."),
+])
+def test_the_scorepad_counts_one_flip_in_the_singular(lang, one):
+    from duckcover.scorepad import describe_end
+
+    game = one_turn_game()
+    assert game.turn_number == 1 or len(game.round.turns) == 1
+    i18n.set_language(lang)
+    assert describe_end(game)[0] == one
+
+
+@pytest.mark.parametrize("lang, one, two", [
+    ("en", "over 1 rated game", "over 2 rated games"),
+    ("de", "über 1 gewertetes Spiel", "über 2 gewertete Spiele"),
+    ("fr", "sur 1 partie classée", "sur 2 parties classées"),
+])
+def test_a_rating_over_one_game_is_said_in_the_singular(lang, one, two):
+    from types import SimpleNamespace
+
+    from duckcover.app.stats_screen import rating_chart
+
+    i18n.set_language(lang)
+    for history, words in (([25.0], one), ([25.0, 26.5], two)):
+        standing = SimpleNamespace(label="Ann", history=history, change=lambda: 1.5)
+        assert words in rating_chart(standing).plain.splitlines()[0]
+
+
+@pytest.mark.parametrize("lang, game, decision", [
+    ("en", "(1 game)", "in 1 decision ("),
+    ("de", "(1 Spiel)", "in 1 Entscheidung ("),
+    ("fr", "(1 partie)", "en 1 décision ("),
+])
+def test_the_top_ten_and_the_review_count_one_in_the_singular(lang, game, decision):
+    from duckcover.i18n import tn
+
+    i18n.set_language(lang)
+    assert tn("net.top_line", 1, rank=1, name="Ann", ordinal="3.0").endswith(game)
+    assert decision in tn("review.seat_line", 1, name="Ann", total="1.5", mean="1.50")
+    assert decision.replace("1", "3").rstrip(" (") not in tn("review.seat_line", 1, name="Ann", total="1.5", mean="1.50")

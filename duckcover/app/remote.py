@@ -339,9 +339,10 @@ class LobbyScreen(Screen):
         rows = [item for item in players if isinstance(item, dict)][:10]
         for rank, item in enumerate(rows, start=1):
             ordinal, games = item.get("ordinal"), item.get("games")
-            text.append(t("net.top_line", rank=rank, name=shown(item.get("name"), NAME_MAX),
-                          ordinal=f"{ordinal:.1f}" if _number(ordinal) else "?",
-                          games=games if type(games) is int else "?") + "\n")
+            values = {"rank": rank, "name": shown(item.get("name"), NAME_MAX),
+                      "ordinal": f"{ordinal:.1f}" if _number(ordinal) else "?"}
+            text.append((tn("net.top_line", games, **values) if type(games) is int  # a peer's number, or "?"
+                         else t("net.top_line", count="?", **values)) + "\n")
         if not rows:
             text.append(t("net.top_empty"), style="dim")
         self.query_one("#top-ten", Static).update(text)
