@@ -73,7 +73,7 @@ def test_a_counted_refusal_agrees_with_its_number(lang, one, three):
 # --- records --------------------------------------------------------------------------------
 def good_record() -> dict:
     return {"format": "duckcover-record/1", "rules": {"max_by": "number", "variants": []},
-            "players": [{"name": "Ann"}, {"name": "Ben"}],
+            "players": [{"name": "You"}, {"name": "Ben"}],
             "rounds": [{"captain": 0, "layouts": [copy.deepcopy(STANDARD) for _ in range(2)],
                         "turns": [{"flip": "6", "moves": [{"card": 6, "to": [0, 1]}, {"card": 6, "to": [1, 0]}]},
                                   {"flip": "13", "moves": [None, None]}]}]}
@@ -172,7 +172,7 @@ async def test_the_games_screen_says_a_broken_field_in_its_language(tmp_path, mo
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
         cells = " ".join(str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0))
-        assert "Ann, Ben" in cells
+        assert f"{i18n.t('seat.you')}, Ben" in cells  # the player at the keyboard, in the language
         note = str(app.screen.query_one("#games-note", Static).render())  # the selected game's note
         assert words in note and "is not a" not in note, note
 

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from .. import storage
 from ..errors import DuckError
 from ..game import Game
-from ..i18n import t
+from ..i18n import shown_name, t
 from ..record import RecordError, replay
 from ..untrusted import NAME_MAX, shown
 from .messages import Navigate
@@ -52,8 +52,11 @@ class SavedGame:
         if self.game is not None:
             return ", ".join(self.game.names)
         players = (self.record or {}).get("players")
-        names = [p.get("name") for p in players[:7] if isinstance(p, dict)] if isinstance(players, list) else []
-        return ", ".join(shown(n, NAME_MAX) for n in names if n) or "?"
+        seats = [p for p in players[:7] if isinstance(p, dict)] if isinstance(players, list) else []
+        # The player at the keyboard in today's language, as a readable record says her ("You": "Du").
+        names = [shown(p.get("name"), NAME_MAX) if isinstance(p.get("bot"), str) else shown_name(shown(p.get("name"), NAME_MAX))
+                 for p in seats if p.get("name")]
+        return ", ".join(names) or "?"
 
     def scores_text(self) -> str:
         return " / ".join(str(total) for total in self.game.totals) if self.game else "-"
