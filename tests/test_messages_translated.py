@@ -357,3 +357,23 @@ def test_the_top_ten_and_the_review_count_one_in_the_singular(lang, game, decisi
     assert tn("net.top_line", 1, rank=1, name="Ann", ordinal="3.0").endswith(game)
     assert decision in tn("review.seat_line", 1, name="Ann", total="1.5", mean="1.50")
     assert decision.replace("1", "3").rstrip(" (") not in tn("review.seat_line", 1, name="Ann", total="1.5", mean="1.50")
+
+
+@pytest.mark.parametrize("lang, syntax, unknown", [
+    ("de", "'competition:x': Runden sind durch Kommas getrennte Zahlen, z. B. competition:1,3",
+     "unbekannte Variante 'colour'"),
+    ("fr", "'competition:x' : les manches sont des nombres séparés par des virgules, par ex. competition:1,3",
+     "variante inconnue 'colour'"),
+])
+def test_the_set_up_screens_rounds_field_is_refused_in_the_language(lang, syntax, unknown):
+    from duckcover.rules import rules_with_variants
+
+    errors = []
+    for spec in ("competition:x", "colour:3"):
+        with pytest.raises(ValueError) as err:
+            rules_with_variants([spec])
+        assert "rounds are numbers" in str(err.value) or "unknown variant" in str(err.value)  # CLI: English
+        errors.append(err.value)
+    i18n.set_language(lang)
+    assert error_text(errors[0]) == syntax
+    assert error_text(errors[1]).startswith(unknown)
