@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Static
 from duckcover import i18n, storage
 from duckcover.app.games_screen import GamesScreen
 from duckcover.app.options import AppOptions
-from duckcover.app.remote import LobbyScreen, RemoteApp
+from duckcover.app.remote import LobbyScreen, RemoteApp, WaitingScreen
 from duckcover.app.words import coded_text, error_text, peer_refusal_text
 from duckcover.i18n import LANGUAGES, catalogue
 from duckcover.net.server import Identity, TableServer
@@ -377,3 +377,27 @@ def test_the_set_up_screens_rounds_field_is_refused_in_the_language(lang, syntax
     i18n.set_language(lang)
     assert error_text(errors[0]) == syntax
     assert error_text(errors[1]).startswith(unknown)
+
+
+@pytest.mark.parametrize("lang, expected", [("de", "Tisch von ann"), ("fr", "Table de ann"), ("en", "ann's table")])
+async def test_a_table_left_unnamed_is_named_in_its_creators_language(server, lang, expected):
+    i18n.set_language(lang)
+    app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant", lang=lang), str(server.sock),
+                    server.issue_token(Identity("ann")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, LobbyScreen):
+                break
+            await pilot.pause(0.02)
+        await pilot.press("c")
+        for _ in range(200):
+            if type(app.screen).__name__ == "CreateTableScreen":
+                break
+            await pilot.pause(0.02)
+        await pilot.press("ctrl+s")
+        for _ in range(200):  # seated at the new table, waiting for players
+            if server.tables and isinstance(app.screen, WaitingScreen):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        assert [table.name for table in server.tables.values()] == [expected]

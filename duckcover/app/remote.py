@@ -463,7 +463,9 @@ class CreateTableScreen(Screen):
         options = {key: chosen[key] for key in ("max_by", "captain", "variant_rounds") if key in chosen}
         seed_text = self.query_one("#seed", Input).value.strip()
         seed = int(seed_text) if seed_text else None
-        message = {"name": self.query_one("#table-name", Input).value.strip(), "seats": seats,
+        # No name given: "ann's table" in the creator's language (the server's own default is English).
+        name = self.query_one("#table-name", Input).value.strip() or t("net.default_table", name=self.app.user_name)
+        message = {"name": name, "seats": seats,
                    "variants": chosen["variants"], "options": options,
                    "rated": self.query_one("#rated", Checkbox).value}
         if seed is not None:
