@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from .errors import ParseError
+from .errors import ParseError, Refusal
 
 NUMBERS = range(1, 13)
 MAX = 13
@@ -46,7 +46,8 @@ def parse_flip(text: object) -> int:
     """A record's flip ("1".."12", "max", "repeat") as its code; ParseError (a ValueError) if it is none of those."""
     if isinstance(text, str) and text.lower() in FLIP_CODES:
         return FLIP_CODES[text.lower()]
-    raise ParseError(f"{text!r} is not a captain card (1-12, max or repeat)")
+    value = repr(text)[:60]  # a record's value, quoted (shown escaped by whoever prints it)
+    raise ParseError(Refusal("not-a-captain-card", f"{value} is not a captain card (1-12, max or repeat)", value=value))
 
 
 def user_splashes_path() -> Path:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .cards import CARDS, FAMILIES, MAX, REPEAT, Card, flip_name, parse_flip
-from .errors import ParseError
+from .errors import ParseError, Refusal
 from .grid import Cell
 from .moves import Call, Move, Turn
 
@@ -38,7 +38,7 @@ def encode_cell(cell: Cell | None) -> list[int] | None:
 
 def decode_cell(data: object) -> Cell:
     if not (isinstance(data, list) and len(data) == 2 and all(_is_int(v, -CELL_LIMIT, CELL_LIMIT) for v in data)):
-        raise ParseError("\"to\" must be a cell [x, y] of whole numbers")
+        raise ParseError(Refusal("to-not-a-cell", "\"to\" must be a cell [x, y] of whole numbers"))
     return data[0], data[1]
 
 
@@ -96,14 +96,14 @@ def decode_move(data: object, seat: int, players: int, *, gift: bool = False, ne
     if data is None:
         return None
     if not isinstance(data, dict) or not _is_int(data.get("card"), 1, 12):
-        raise ParseError("a move is null or {\"card\": 1-12, \"to\": [x, y]}")
+        raise ParseError(Refusal("move-shape", "a move is null or {\"card\": 1-12, \"to\": [x, y]}"))
     number, family = data["card"], data.get("family")
     if family is None:
         card = own_card(number) if own_card else CARDS[seat][number]
     elif _is_int(family, 0, players - 1):
         card = CARDS[family][number]
     else:
-        raise ParseError(f"family must be a seat 0-{players - 1}")
+        raise ParseError(Refusal("family-seat", f"family must be a seat 0-{players - 1}", last=players - 1))
     if gift or (data.get("to") is None and not need_cell):
         return Move(card, None)
     return Move(card, decode_cell(data.get("to")))
@@ -167,8 +167,8 @@ def decode_record_flips(data: dict, two_flips: bool) -> tuple[int, ...]:
     if two_flips:
         flips = data.get("flips")
         if not (isinstance(flips, list) and len(flips) == 2):
-            raise ParseError("under two-flips a turn has \"flips\": two captain cards")
+            raise ParseError(Refusal("two-flips-needed", "under two-flips a turn has \"flips\": two captain cards"))
         return decode_flip(flips[0]), decode_flip(flips[1])
     if "flip" not in data:
-        raise ParseError("missing field: flip")
+        raise ParseError(Refusal("missing-field", "missing field: flip", field="flip"))
     return (decode_flip(data["flip"]),)

@@ -106,10 +106,10 @@ def check_layout(layout: object) -> list[list[int]]:
         or len(layout) != START_ROWS
         or not all(isinstance(row, list) and len(row) == START_COLUMNS for row in layout)
     ):
-        raise ValueError("a layout is 3 rows of 4 numbers")
+        raise ValueError(Refusal("layout-shape", "a layout is 3 rows of 4 numbers"))
     flat = [n for row in layout for n in row]
     if any(type(n) is not int for n in flat) or sorted(flat) != list(NUMBERS):
-        raise ValueError("a layout must hold each of the numbers 1-12 once")
+        raise ValueError(Refusal("layout-numbers", "a layout must hold each of the numbers 1-12 once"))
     return layout
 
 
@@ -189,7 +189,7 @@ class Game:
         pile is reshuffled into a new one) when only they are left, as at the real table.
         """
         if self.phase is not ROUND_OVER or len(self.rounds) >= self.rules.rounds():
-            raise IllegalMoveError("a new round starts only after the previous one ended")
+            raise IllegalMoveError(Refusal("round-not-ended", "a new round starts only after the previous one ended"))
         index = len(self.rounds)
         rules = self._round_rules = self.rules.for_round(index)  # variants may apply to some rounds only
         deal = _seed_rng(self.seed, index)  # one stream per round: layouts, then removals, then the deck
@@ -202,7 +202,7 @@ class Game:
         cards = rules.deck()
         self._unseen = rules.removed_unseen if unseen else 0
         if unseen and removed:
-            raise IllegalMoveError("an unseen deal names no removed cards")
+            raise IllegalMoveError(Refusal("unseen-removed", "an unseen deal names no removed cards"))
         if self._unseen:
             removed = []
         elif removed is None:
@@ -211,13 +211,14 @@ class Game:
                 removed = deal.sample(sorted(cards), rules.removed_unseen)
         for code in removed:
             if code not in cards:
-                raise IllegalMoveError(f"removed card {flip_name(code)} is not in the draw deck")
+                raise IllegalMoveError(Refusal("removed-not-in-deck", f"removed card {flip_name(code)} is not in the draw deck",
+                                               card=flip_name(code)))
             cards.remove(code)
         if deck is None:
             deck = sorted(cards)
             deck = shuffled(deck, deal)
         elif sorted(deck) != sorted(cards):
-            raise IllegalMoveError("the recorded deck is not the round's draw deck")
+            raise IllegalMoveError(Refusal("deck-mismatch", "the recorded deck is not the round's draw deck"))
         self.rounds.append(RoundLog(captain, layouts, list(deck), list(removed)))
         self._turns = self.rounds[-1].turns  # the round's log, appended to every turn
         self._draw = list(reversed(deck))  # pop() takes the top
@@ -345,7 +346,7 @@ class Game:
         if self.phase is not FLIP:
             raise IllegalMoveError(Refusal("flip-not-now", f"cannot flip now: the game is in the {self.phase.value} phase"))
         if second is not None and not self._two_flips:
-            raise IllegalMoveError("only the two-flips variant flips two cards")
+            raise IllegalMoveError(Refusal("second-flip", "only the two-flips variant flips two cards"))
         if self._two_flips:
             before = (list(self._draw), list(self._pile), len(self.round.reshuffles), self._unseen)
             try:
@@ -372,7 +373,7 @@ class Game:
             self._reshuffle()
         draw = self._draw
         if code is None and self._unseen:
-            raise IllegalMoveError("the deck holds unseen cards: a flip must name its card")
+            raise IllegalMoveError(Refusal("flip-unnamed", "the deck holds unseen cards: a flip must name its card"))
         if code is None or draw[-1] == code:
             return draw.pop()
         # A record names the card; take the copy nearest the top, so that a resumed game
@@ -381,7 +382,8 @@ class Game:
             if draw[index] == code:
                 del draw[index]
                 return code
-        raise IllegalMoveError(f"flip {flip_name(code)} is not in the draw deck now")
+        raise IllegalMoveError(Refusal("flip-not-in-deck", f"flip {flip_name(code)} is not in the draw deck now",
+                                       card=flip_name(code)))
 
     def _reshuffle(self) -> None:
         """An empty draw deck: the Captain pile is shuffled into a new one; the Discard area stays."""

@@ -52,6 +52,16 @@ class RecordError(DuckError):
         return err
 
 
+def reason_of(err: Exception) -> str:
+    """An engine error's reason, keeping its `Refusal` (code and values) where it has one:
+    `str(err)` would leave a plain English str."""
+    reason = err.args[0] if err.args else ""
+    if getattr(reason, "code", None):
+        return reason
+    code = getattr(err, "code", None)  # a RecordError keeps its reason's code on itself
+    return Refusal(code, str(err), **getattr(err, "params", {})) if code else str(err)
+
+
 # --- writing --------------------------------------------------------------------------------
 def turn_json(turn: Turn, rules: Rules) -> dict:
     return encode_record_turn(turn, rules.flips_per_turn > 1)
@@ -123,9 +133,9 @@ def loads(text: str) -> dict:
         raise RecordError(Refusal("not-json", f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}",
                                   line=err.lineno, column=err.colno)) from None
     except RecursionError:
-        raise RecordError("not JSON a record can be: nested too deeply") from None
+        raise RecordError(Refusal("json-too-deep", "not JSON a record can be: nested too deeply")) from None
     except ValueError as err:  # e.g. an integer too long to convert
-        raise RecordError(f"not JSON a record can be: {err}") from None
+        raise RecordError(Refusal("json-unreadable", f"not JSON a record can be: {err}")) from None
     if not isinstance(data, dict):
         raise RecordError(Refusal("not-a-record", "a record is a JSON object"))
     _check_strings(data)
@@ -140,7 +150,8 @@ def _check_strings(value: object) -> None:
         item = stack.pop()
         if isinstance(item, str):
             if len(item) > STRING_MAX:
-                raise RecordError(f"a string of {len(item)} characters (at most {STRING_MAX}): {excerpt(item)}")
+                raise RecordError(Refusal("string-too-long", f"a string of {len(item)} characters (at most {STRING_MAX}): {excerpt(item)}",
+                                          length=len(item), most=STRING_MAX, quote=excerpt(item)))
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -151,39 +162,43 @@ def _check_strings(value: object) -> None:
 def read_rules(data: dict) -> Rules:
     raw = data.get("rules", {})
     if not isinstance(raw, dict):
-        raise RecordError("rules must be an object")
+        raise RecordError(Refusal("rules-not-object", "rules must be an object"))
     from .rules import CAPTAIN, MAX_BY, VARIANTS
 
     variants = raw.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-        raise RecordError("rules.variants must be a list of names")
+        raise RecordError(Refusal("variants-not-names", "rules.variants must be a list of names"))
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
-        raise RecordError(f"unknown variant {excerpt(unknown[0])} (known: {', '.join(VARIANTS)})")
+        raise RecordError(Refusal("unknown-variant", f"unknown variant {excerpt(unknown[0])} (known: {', '.join(VARIANTS)})",
+                                  variant=excerpt(unknown[0]), known=", ".join(VARIANTS)))
     kwargs: dict[str, Any] = {"variants": frozenset(variants)}
     if "variant_rounds" in raw:  # optional: variants that apply to some rounds only
         limited = raw["variant_rounds"]
         if not isinstance(limited, dict) or not all(isinstance(v, list) for v in limited.values()):
-            raise RecordError("rules.variant_rounds must map variant names to lists of round numbers")
+            raise RecordError(Refusal("variant-rounds-shape",
+                                      "rules.variant_rounds must map variant names to lists of round numbers"))
         unknown = [name for name in limited if name not in VARIANTS]
         if unknown:
-            raise RecordError(f"rules.variant_rounds: unknown variant {excerpt(unknown[0])}")
+            raise RecordError(Refusal("variant-rounds-unknown", f"rules.variant_rounds: unknown variant {excerpt(unknown[0])}",
+                                      variant=excerpt(unknown[0])))
         kwargs["variant_rounds"] = limited
     for key, known in (("max_by", MAX_BY), ("captain", CAPTAIN)):
         if key in raw:
             if raw[key] not in known:
-                raise RecordError(f"rules.{key} must be one of {', '.join(known)}, not {excerpt(raw[key])}")
+                raise RecordError(Refusal("rules-option", f"rules.{key} must be one of {', '.join(known)}, not {excerpt(raw[key])}",
+                                          option=f"rules.{key}", known=", ".join(known), value=excerpt(raw[key])))
             kwargs[key] = raw[key]
     if "splashes" in raw:
         table = raw["splashes"]
         if not (isinstance(table, list) and len(table) == 12
                 and all(type(v) is int and 0 <= v <= SPLASH_MAX for v in table)):
-            raise RecordError(f"rules.splashes must be 12 whole numbers 0-{SPLASH_MAX}")
+            raise RecordError(Refusal("splashes-shape", f"rules.splashes must be 12 whole numbers 0-{SPLASH_MAX}", most=SPLASH_MAX))
         kwargs["splashes"] = tuple(table)
     try:
         return Rules(**kwargs)
     except RulesError as err:
-        raise RecordError(str(err)) from None
+        raise RecordError(reason_of(err)) from None
 
 
 def read_players(data: dict) -> tuple[list[str], list[str | None]]:
@@ -193,13 +208,13 @@ def read_players(data: dict) -> tuple[list[str], list[str | None]]:
     printable text. A bot label is cut to LABEL_MAX the same way."""
     players = data.get("players")
     if not isinstance(players, list):
-        raise RecordError("missing field: players")
+        raise RecordError(Refusal("missing-field", "missing field: players", field="players"))
     if len(players) > 64:  # far beyond any table; refused before any work per seat
-        raise RecordError(f"{len(players)} players: a table seats at most 7")
+        raise RecordError(Refusal("too-many-players", f"{len(players)} players: a table seats at most 7", players=len(players)))
     names, bots = [], []
     for seat, player in enumerate(players):
         if not isinstance(player, dict) or not isinstance(player.get("name"), str):
-            raise RecordError(f"players[{seat}] needs a name", seat=seat)
+            raise RecordError(Refusal("player-needs-name", f"players[{seat}] needs a name", index=seat), seat=seat)
         bot = player.get("bot")
         name = shown(player["name"], NAME_MAX)
         names.append(name if isinstance(bot, str) else shown_name(name))  # "You", in today's language
@@ -258,10 +273,10 @@ def replay(data: dict, *, unseen: bool = False) -> Game:
     rules = read_rules(data)
     names, _ = read_players(data)
     if "rounds" not in data:
-        raise RecordError("missing field: rounds")
+        raise RecordError(Refusal("missing-field", "missing field: rounds", field="rounds"))
     rounds = data["rounds"]
     if not isinstance(rounds, list):
-        raise RecordError("rounds must be a list")
+        raise RecordError(Refusal("not-a-list", "rounds must be a list", field="rounds"))
     seed = data.get("seed")
     first = rounds[0].get("captain") if rounds and isinstance(rounds[0], dict) else 0
     if not (type(first) is int and 0 <= first < len(names)):
@@ -269,7 +284,7 @@ def replay(data: dict, *, unseen: bool = False) -> Game:
     try:
         game = Game(names, rules, seed if type(seed) is int else 0, first, start=False)
     except RulesError as err:
-        raise RecordError(str(err)) from None
+        raise RecordError(reason_of(err)) from None
     for index, entry in enumerate(rounds):
         _replay_round(game, index + 1, entry, unseen=unseen)
     return game
@@ -277,49 +292,52 @@ def replay(data: dict, *, unseen: bool = False) -> Game:
 
 def _replay_round(game: Game, round_no: int, entry: object, *, unseen: bool = False) -> None:
     if not isinstance(entry, dict):
-        raise RecordError("a round must be an object", round_no)
+        raise RecordError(Refusal("round-not-object", "a round must be an object"), round_no)
     if game.phase is not Phase.ROUND_OVER:
-        raise RecordError("the previous round has not ended", round_no)
+        raise RecordError(Refusal("previous-round-open", "the previous round has not ended"), round_no)
     if round_no > game.rules.rounds():
-        raise RecordError(f"the game has only {game.rules.rounds()} rounds", round_no)
+        raise RecordError(Refusal("round-beyond-game", f"the game has only {game.rules.rounds()} rounds",
+                                  rounds=game.rules.rounds()), round_no)
     layouts = entry.get("layouts")
     if not isinstance(layouts, list) or len(layouts) != game.n:
-        raise RecordError(f"layouts must hold one layout per player ({game.n})", round_no)
+        raise RecordError(Refusal("layouts-per-player", f"layouts must hold one layout per player ({game.n})",
+                                  players=game.n), round_no)
     for seat, layout in enumerate(layouts):
         try:
             check_layout(layout)
         except ValueError as err:
-            raise RecordError(str(err), round_no, seat=seat) from None
+            raise RecordError(reason_of(err), round_no, seat=seat) from None
     if "captain" not in entry:
-        raise RecordError("missing field: captain", round_no)
+        raise RecordError(Refusal("missing-field", "missing field: captain", field="captain"), round_no)
     captain = entry["captain"]
     if not (type(captain) is int and 0 <= captain < game.n):
-        raise RecordError(f"captain must be a seat 0-{game.n - 1}", round_no)
+        raise RecordError(Refusal("captain-seat", f"captain must be a seat 0-{game.n - 1}", last=game.n - 1), round_no)
     removed = _flip_list(entry.get("removed", []), "removed", round_no)
     deck = _flip_list(entry["deck"], "deck", round_no) if "deck" in entry else None
     try:
         game.start_round(layouts, removed, captain, deck, unseen=unseen)
     except IllegalMoveError as err:
-        raise RecordError(str(err), round_no) from None
+        raise RecordError(reason_of(err), round_no) from None
     if "turns" not in entry:
-        raise RecordError("missing field: turns", round_no)
+        raise RecordError(Refusal("missing-field", "missing field: turns", field="turns"), round_no)
     turns = entry["turns"]
     if not isinstance(turns, list):
-        raise RecordError("turns must be a list", round_no)
+        raise RecordError(Refusal("not-a-list", "turns must be a list", field="turns"), round_no)
     for turn_no, turn in enumerate(turns, start=1):
         if game.phase is not Phase.FLIP:
-            raise RecordError("the round has already ended", round_no, turn_no)
+            raise RecordError(Refusal("round-already-ended", "the round has already ended"), round_no, turn_no)
         _replay_turn(game, turn, round_no, turn_no)
     _check_reshuffles(game, entry, round_no)
 
 
 def _flip_list(raw: object, field: str, round_no: int) -> list[int]:
     if not isinstance(raw, list):
-        raise RecordError(f"{field} must be a list of captain cards", round_no)
+        raise RecordError(Refusal("not-captain-cards", f"{field} must be a list of captain cards", field=field), round_no)
     try:
         return [parse_flip(item) for item in raw]
     except (ValueError, TypeError) as err:
-        raise RecordError(f"{field}: {err}", round_no) from None
+        raise RecordError(Refusal("bad-captain-card", f"{field}: {err}", field=field,
+                                  value=getattr(reason_of(err), "params", {}).get("value", "?")), round_no) from None
 
 
 def _check_reshuffles(game: Game, entry: dict, round_no: int) -> None:
@@ -330,11 +348,11 @@ def _check_reshuffles(game: Game, entry: dict, round_no: int) -> None:
         return
     raw = entry["reshuffles"]
     if not isinstance(raw, list) or len(raw) > 1000:
-        raise RecordError("reshuffles must be a list of draw orders, one per reshuffle", round_no)
+        raise RecordError(Refusal("reshuffles-shape", "reshuffles must be a list of draw orders, one per reshuffle"), round_no)
     stated = [_flip_list(order, "reshuffles", round_no) for order in raw]
     realized = game.round.reshuffles
     if (stated if game.phase is Phase.ROUND_OVER or game.over else stated[: len(realized)]) != realized:
-        raise RecordError("reshuffles do not match the deal the seed gives", round_no)
+        raise RecordError(Refusal("reshuffles-mismatch", "reshuffles do not match the deal the seed gives"), round_no)
 
 
 def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
@@ -342,11 +360,11 @@ def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
         return RecordError(reason, round_no, turn_no, seat)
 
     if not isinstance(turn, dict):
-        raise fail("a turn must be an object")
+        raise fail(Refusal("turn-not-object", "a turn must be an object"))
     try:
         game.flip(*decode_record_flips(turn, game.round_rules.flips_per_turn == 2))
     except ValueError as err:  # ParseError and IllegalMoveError are ValueErrors
-        raise fail(str(err)) from None
+        raise fail(reason_of(err)) from None
     if game.phase is Phase.GIFT:
         gifts = _read_moves(game, turn.get("gifts"), "gifts", fail)
         _play(game, gifts, fail)
@@ -369,9 +387,10 @@ def _play(game: Game, moves: list[Move | None], fail) -> None:
 
 def _read_moves(game: Game, raw: object, field: str, fail) -> list[Move | None]:
     if not isinstance(raw, list):
-        raise fail(f"missing field: {field}")
+        raise fail(Refusal("missing-field", f"missing field: {field}", field=field))
     if len(raw) != game.n:
-        raise fail(f"{field} must hold one entry per player ({game.n}), not {len(raw)}")
+        raise fail(Refusal("entries-per-player", f"{field} must hold one entry per player ({game.n}), not {len(raw)}",
+                          field=field, players=game.n, got=len(raw)))
     return [_read_move(game, seat, item, field == "gifts", fail) for seat, item in enumerate(raw)]
 
 
@@ -380,7 +399,7 @@ def _read_move(game: Game, seat: int, item: object, gift: bool, fail) -> Move | 
         return decode_move(item, seat, game.n, gift=gift, need_cell=True,
                            own_card=lambda number: _resolve_card(game, seat, number))
     except ParseError as err:
-        raise fail(str(err), seat) from None
+        raise fail(reason_of(err), seat) from None
 
 
 def _resolve_card(game: Game, seat: int, number: int) -> Card:

@@ -206,13 +206,15 @@ def parse_variant(text: str) -> tuple[str, tuple[int, ...] | None]:
     name, colon, rounds = text.partition(":")
     name = name.strip().lower()
     if name not in VARIANTS:
-        raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+        raise ValueError(Refusal("unknown-variant", f"unknown variant {name!r} (known: {', '.join(VARIANTS)})",
+                                 variant=repr(name)[:40], known=", ".join(VARIANTS)))
     if not colon:
         return name, None
     try:
         numbers = tuple(int(part) for part in rounds.split(","))
     except ValueError:
-        raise ValueError(f"{text!r}: rounds are numbers separated by commas, e.g. {name}:1,3") from None
+        raise ValueError(Refusal("variant-rounds-syntax", f"{text!r}: rounds are numbers separated by commas, e.g. {name}:1,3",
+                                 spec=repr(text)[:40], name=name)) from None
     return name, numbers
 
 

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .game import Game
-from .i18n import t
+from .i18n import t, tn
 from .untrusted import NAME_MAX, shown
 
 
@@ -34,10 +34,10 @@ def describe_end(game: Game) -> list[str]:
     lines = []
     for index, log in enumerate(game.rounds):
         if log.outcome:
-            lines.append(t("scorepad.ended", n=index + 1, flips=len(log.turns),
+            lines.append(tn("scorepad.ended", len(log.turns), n=index + 1,
                            reason=t(f"scorepad.reason.{log.outcome.reason}")))
         else:
-            lines.append(t("scorepad.in_progress", n=index + 1, flips=len(log.turns)))
+            lines.append(tn("scorepad.in_progress", len(log.turns), n=index + 1))
     outcome = game.outcome()
     if outcome is None:
         lines.append(t("scorepad.unfinished"))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .errors import Refusal
 from .files import LEFTOVER_AGE, atomic_write, private_folder, remove_leftovers
 from .paths import data_dir
 from .record import RecordError, dumps, read_file
@@ -34,6 +35,9 @@ __all__ = ["atomic_write"]  # kept here too: older callers import it from storag
 
 class GameInUse(RecordError):
     """The game is open in another duckcover (it holds the game's lock)."""
+
+
+IN_USE = Refusal("game-in-use", "this game is open in another duckcover")
 
 
 def games_dir(root: Path | None = None) -> Path:
@@ -88,7 +92,7 @@ def resume(record: dict):
 
     game = replay(record)
     if not game.rounds:
-        raise RecordError("the record holds no round to continue")
+        raise RecordError(Refusal("no-round-to-resume", "the record holds no round to continue"))
     return game
 
 
@@ -131,7 +135,7 @@ def claim(path: Path) -> Claim:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise GameInUse(f"{path.name}: this game is open in another duckcover") from None
+        raise GameInUse(IN_USE, file=path.name) from None
     return Claim(path, fd)
 
 
@@ -180,7 +184,7 @@ def finished_time(path: Path) -> datetime | None:
 def delete_saved(path: Path) -> None:
     """Delete one saved record. GameInUse if another duckcover is playing it; OSError if it cannot."""
     if path.parent.name != FINISHED and in_use(path):
-        raise GameInUse(f"{path.name}: this game is open in another duckcover")
+        raise GameInUse(IN_USE, file=path.name)
     path.unlink(missing_ok=True)
     lock_path(path).unlink(missing_ok=True)
 

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 from .. import storage
 from ..errors import DuckError
 from ..game import Game
-from ..i18n import t
+from ..i18n import shown_name, t
 from ..record import RecordError, replay
 from ..untrusted import NAME_MAX, shown
 from .messages import Navigate
@@ -53,8 +53,11 @@ class SavedGame:
         if self.game is not None:
             return ", ".join(self.game.names)
         players = (self.record or {}).get("players")
-        names = [p.get("name") for p in players[:7] if isinstance(p, dict)] if isinstance(players, list) else []
-        return ", ".join(shown(n, NAME_MAX) for n in names if n) or "?"
+        seats = [p for p in players[:7] if isinstance(p, dict)] if isinstance(players, list) else []
+        # The player at the keyboard in today's language, as a readable record says her ("You": "Du").
+        names = [shown(p.get("name"), NAME_MAX) if isinstance(p.get("bot"), str) else shown_name(shown(p.get("name"), NAME_MAX))
+                 for p in seats if p.get("name")]
+        return ", ".join(names) or "?"
 
     def scores_text(self) -> str:
         return " / ".join(str(total) for total in self.game.totals) if self.game else "-"
@@ -197,7 +200,7 @@ class GamesScreen(Screen):
         try:
             timeline = build_timeline(entry.record)
         except (RecordError, DuckError) as err:
-            self.app.notify(shown(t("games.error", error=str(err)), 400), severity="error", markup=False)
+            self.app.notify(shown(t("games.error", error=error_text(err)), 400), severity="error", markup=False)
             return
         self.app.push_screen(ReplayScreen(timeline, entry.date_text()))
 
@@ -228,7 +231,7 @@ class GamesScreen(Screen):
             try:
                 storage.delete_saved(entry.path)
             except (OSError, RecordError) as err:  # RecordError: GameInUse
-                error = str(getattr(err, "strerror", None) or err)
+                error = error_text(err) if isinstance(err, RecordError) else str(err.strerror or err)
                 self.app.notify(shown(t("games.delete_failed", error=error), 400), severity="error", markup=False)
                 return
             self.app.notify(t("games.deleted"))

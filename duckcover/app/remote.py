@@ -37,7 +37,7 @@ from .options import SPEEDS, AppOptions, SeatSpec
 from .table import Stage, TableScreen, TurnState
 from .telling import move_words, stand_in_words
 from .footer import KeyFooter
-from .words import bot_label, error_text
+from .words import bot_label, error_text, peer_refusal_text
 
 DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
 
@@ -344,9 +344,10 @@ class LobbyScreen(Screen):
         rows = [item for item in players if isinstance(item, dict)][:10]
         for rank, item in enumerate(rows, start=1):
             ordinal, games = item.get("ordinal"), item.get("games")
-            text.append(t("net.top_line", rank=rank, name=shown(item.get("name"), NAME_MAX),
-                          ordinal=f"{ordinal:.1f}" if _number(ordinal) else "?",
-                          games=games if type(games) is int else "?") + "\n")
+            values = {"rank": rank, "name": shown(item.get("name"), NAME_MAX),
+                      "ordinal": f"{ordinal:.1f}" if _number(ordinal) else "?"}
+            text.append((tn("net.top_line", games, **values) if type(games) is int  # a peer's number, or "?"
+                         else t("net.top_line", count="?", **values)) + "\n")
         if not rows:
             text.append(t("net.top_empty"), style="dim")
         self.query_one("#top-ten", Static).update(text)
@@ -471,7 +472,9 @@ class CreateTableScreen(Screen):
         options = {key: chosen[key] for key in ("max_by", "captain", "variant_rounds") if key in chosen}
         seed_text = self.query_one("#seed", Input).value.strip()
         seed = int(seed_text) if seed_text else None
-        message = {"name": self.query_one("#table-name", Input).value.strip(), "seats": seats,
+        # No name given: "ann's table" in the creator's language (the server's own default is English).
+        name = self.query_one("#table-name", Input).value.strip() or t("net.default_table", name=self.app.user_name)
+        message = {"name": name, "seats": seats,
                    "variants": chosen["variants"], "options": options,
                    "rated": self.query_one("#rated", Checkbox).value}
         if seed is not None:
@@ -651,9 +654,9 @@ class RemoteApp(DuckCoverApp):
                 self.create_when_left = False
                 self.push_screen(CreateTableScreen())
         elif kind == "error":
-            self.notify(shown(message.get("text"), LABEL_MAX * 2), severity="error")
+            self.notify(peer_refusal_text(message), severity="error", markup=False)
         elif kind == "bye":
-            self.exit(message=shown(message.get("text"), LABEL_MAX))
+            self.exit(message=peer_refusal_text(message, LABEL_MAX))
         elif kind == "status" and isinstance(self.main_screen(), WaitingScreen):
             self.main_screen().show(message.get("players", []))
         elif self.table_screen is not None:

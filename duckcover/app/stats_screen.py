@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from .. import stats
-from ..i18n import shown_name, t
+from ..i18n import shown_name, t, tn
 from ..untrusted import shown
 from .glyphs import ascii_only
 from .footer import KeyFooter
@@ -89,7 +89,7 @@ def sparkline(values: list[float], width: int = SPARK_WIDTH) -> str:
 def rating_chart(standing) -> Text:
     """A player's ordinal after each rated game, and where it stands now."""
     history = standing.history
-    text = Text(t("statsview.rating_title", name=shown(standing.label, NAME_WIDTH + 2), games=len(history)) + "\n",
+    text = Text(tn("statsview.rating_title", len(history), name=shown(standing.label, NAME_WIDTH + 2)) + "\n",
                 style="bold")
     text.append(sparkline(history) + "\n", style="cyan")
     text.append(t("statsview.rating_range", now=f"{history[-1]:.1f}", low=f"{min(history):.1f}",

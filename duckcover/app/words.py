@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from ..cards import MAX, REPEAT
-from ..i18n import t
+from ..i18n import DEFAULT, catalogue, singular, t
+from ..untrusted import LABEL_MAX, shown
+
+VALUE_MAX = 160  # characters of one value in a refusal (the list of known variants fits)
 from .bots import DIFFICULTY_NAMES
 
 
@@ -29,11 +32,40 @@ def refusal_text(reason: str) -> str:
     code = getattr(reason, "code", None)
     if code is None:
         return str(reason)
+    return coded_text(code, reason.params)
+
+
+def coded_text(code: str, params: dict) -> str:
+    """`refusal.<code>` with its values: lists joined with "or", a variant by its name, any
+    other text escaped and bounded (a value may quote a record or a peer), and the `.one`
+    form where `count` asks for the singular."""
     joined = f" {t('refusal.or')} "
-    values = {k: joined.join(map(str, v)) if isinstance(v, tuple) else v for k, v in reason.params.items()}
+    values = {k: joined.join(map(str, v)) if isinstance(v, (tuple, list)) else v for k, v in params.items()}
+    values = {k: shown(v, VALUE_MAX) if isinstance(v, str) else v for k, v in values.items()}
     if "variant" in values:
         values["variant"] = variant_label(str(values["variant"]))
-    return t(f"refusal.{code}", **values)
+    key = f"refusal.{code}"
+    if isinstance(values.get("count"), int) and singular(values["count"]) and f"{key}.one" in catalogue(DEFAULT):
+        key = f"{key}.one"
+    return t(key, **values)
+
+
+def peer_refusal_text(message: dict, limit: int = LABEL_MAX * 2) -> str:
+    """An "error" or "bye" from the server, in the player's language where it carries a code
+    this app knows and values that fit it; else its English text. Everything a peer sent is
+    untrusted: shown escaped and bounded."""
+    text = shown(message.get("text"), limit)
+    code, params = message.get("code"), message.get("params", {})
+    if not (isinstance(code, str) and f"refusal.{code}" in catalogue(DEFAULT) and isinstance(params, dict)):
+        return text
+    values = {key: value for key, value in params.items()
+              if isinstance(key, str) and (type(value) is int or isinstance(value, str)
+                                           or (isinstance(value, list) and len(value) <= 12
+                                               and all(type(v) in (int, str) for v in value)))}
+    try:
+        return shown(coded_text(code, values), limit)
+    except (KeyError, IndexError, ValueError, TypeError):  # values that do not fit this app's text
+        return text
 
 
 def error_text(err: Exception) -> str:
@@ -57,6 +89,6 @@ def record_error_text(err) -> str:
     where = [t(f"record.{label}", number=value)
              for label, value in (("round", err.round_no), ("turn", err.turn_no), ("seat", err.seat))
              if value is not None]
-    text = t(f"refusal.{err.code}", **err.params)
-    text = ": ".join([", ".join(where), text]) if where else text
+    text = coded_text(err.code, err.params)
+    text = t("record.where", where=", ".join(where), reason=text) if where else text
     return f"{err.file}: {text}" if err.file else text

@@ -192,6 +192,7 @@ def resume_choice(which: str, root):
     duckcover holds."""
     from .. import storage
     from ..app.app import most_recent_free
+    from ..app.words import error_text
     from ..i18n import t
     from ..record import RecordError
     from ..untrusted import excerpt
@@ -213,7 +214,7 @@ def resume_choice(which: str, root):
         record = storage.load(path)
         game = storage.resume(record)
     except RecordError as err:
-        raise ValueError(t("play.bad_resume", error=str(err))) from None
+        raise ValueError(t("play.bad_resume", error=error_text(err))) from None
     return path, record, game
 
 
@@ -241,6 +242,7 @@ def unfinished_line(path) -> str:
     from datetime import datetime
 
     from .. import storage
+    from ..app.words import error_text
     from ..errors import DuckError
     from ..i18n import t
     from ..record import RecordError, read_players
@@ -258,7 +260,7 @@ def unfinished_line(path) -> str:
             names = ", ".join(read_players(record)[0])
         except RecordError:
             names = "?"
-        return t("play.unfinished_broken", date=played, players=names, error=str(err), file=path.name)
+        return t("play.unfinished_broken", date=played, players=names, error=error_text(err), file=path.name)
     scores = ", ".join(f"{name} {total}" for name, total in zip(game.names, game.totals))
     return t("play.unfinished_line", date=played, round=min(game.round_index + 1, game.rules.rounds()),
              rounds=game.rules.rounds(), turn=game.turn_number, scores=scores, file=path.name)

@@ -27,19 +27,23 @@ def load_game(path: str):
 
 
 def run(args) -> int:
+    from ..app.words import error_text
+    from ..i18n import DEFAULT, detect, language, set_language
+
+    set_language(args.lang or detect())
     try:
         data, game = load_game(args.file)
     except (RecordError, DuckError) as err:
-        print(shown(f"{args.file}: {err}", 500), file=sys.stderr)
+        # In English, the engine's own line (RECORD.md's example); else the summary's language.
+        why = str(err) if language() == DEFAULT else error_text(err)
+        print(shown(f"{args.file}: {why}", 500), file=sys.stderr)
         return 2
     if args.json:
         sys.stdout.write(dumps(summary(game)))
         return 0
     if args.summary or not (sys.stdout.isatty() and sys.stdin.isatty()):
-        from ..i18n import detect, set_language
         from ..scorepad import print_summary
 
-        set_language(args.lang or detect())
         print_summary(game, data)
         return 0
     from ..app.replay_viewer import build_timeline, replay_app

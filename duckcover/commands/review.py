@@ -94,15 +94,15 @@ class ProgressBar:
 
 def report(result) -> str:
     """The review as text: each seat's totals, then its marked and costliest decisions."""
-    from ..i18n import t
+    from ..i18n import t, tn
     from ..review import MARKS
     from ..untrusted import NAME_MAX
 
     lines = []
     for seat in result.seats:
         name = shown(seat.name, NAME_MAX)
-        lines.append(t("review.seat_line", name=name, total=f"{seat.total_cost:.1f}",
-                       mean=f"{seat.mean_cost:.2f}", count=len(seat.decisions)))
+        lines.append(tn("review.seat_line", len(seat.decisions), name=name, total=f"{seat.total_cost:.1f}",
+                        mean=f"{seat.mean_cost:.2f}"))
         rounds = "  ".join(t("review.round_cost", round=i + 1, cost=f"{c:.1f}") for i, c in enumerate(seat.round_costs()))
         lines.append("  " + rounds)
         counts = seat.marks()

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import difficulty
-from ..errors import DuckError
+from ..errors import DuckError, Refusal
 from ..game import CHOOSING, Game, Phase, new_seed
 from ..moves import Move
 from ..players.table import BY_TIME, NOT_LEGAL, Chosen, Event, Flipped, Revealed
 from ..players.table import Table as Turns
-from ..record import RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, replay, to_record
+from ..record import (RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, reason_of, replay,
+                      to_record)
 from ..rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 from ..untrusted import LABEL_MAX, NAME_MAX, shown
 from . import protocol as p
@@ -65,6 +66,17 @@ def login_identity(user: str, key: str | None) -> Identity:
         if coded:
             return Identity(coded.group(1), CODE_PREFIX + coded.group(2))
     return Identity(user, key)
+
+
+def refusal_fields(err: object) -> dict:
+    """A refusal as a guest is sent it: the English `text`, and where it has one its `code`
+    and values, for the guest's app to say it in its player's language (docs/protocol.md)."""
+    reason = reason_of(err) if isinstance(err, Exception) else err
+    fields: dict[str, Any] = {"text": shown(str(err), LABEL_MAX * 2)}
+    code = getattr(reason, "code", None)
+    if code:
+        fields.update(code=code, params={key: list(v) if isinstance(v, tuple) else v for key, v in reason.params.items()})
+    return fields
 
 
 def new_return_code() -> str:
@@ -376,7 +388,9 @@ class Table:
         refused = self.turns.choose(seat, move) if self.turns else "nothing"
         if refused is None:
             return None
-        return "that move is not legal here" if refused == NOT_LEGAL else "nothing to choose now"
+        if refused == NOT_LEGAL:
+            return Refusal("move-not-legal-here", "that move is not legal here")
+        return Refusal("nothing-to-choose", "nothing to choose now")
 
     def resolve(self) -> None:
         self.cancel_timer()
@@ -543,7 +557,7 @@ class TableServer:
         for referee in table.referees:
             referee.close()
         for watcher in list(table.watchers):
-            watcher.send("bye", text="this table was abandoned")
+            watcher.send("bye", **refusal_fields(Refusal("table-abandoned", "this table was abandoned")))
             watcher.writer.close()
         if table.game is not None and not table.game.over:
             stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
@@ -563,7 +577,7 @@ class TableServer:
         if self.server is not None:
             self.server.close()
         for client in list(self.clients):
-            client.send("bye", text="the server is stopping")
+            client.send("bye", **refusal_fields(Refusal("server-stopping", "the server is stopping")))
             client.writer.close()
         for table in self.tables.values():
             table.cancel_timer()
@@ -607,7 +621,7 @@ class TableServer:
             # Single-use: the session's client greets once; a copy of its token is worth nothing.
             identity = self.tokens.pop(token, None) if isinstance(token, str) else None
             if identity is None:
-                writer.write(p.encode("error", text="unknown token"))
+                writer.write(p.encode("error", **refusal_fields(Refusal("unknown-token", "unknown token"))))
                 return
             client = Client(identity, writer)
             self.clients.add(client)
@@ -627,7 +641,7 @@ class TableServer:
                     self.dispatch(client, message)
                 except Exception as err:  # noqa: BLE001 - a bug must not end this player's session
                     self.problem(f"internal error on {message['type']!r}: {type(err).__name__}: {err}")
-                    client.send("error", text="internal error: the host has the details")
+                    client.send("error", **refusal_fields(Refusal("internal-error", "internal error: the host has the details")))
         except (p.ProtocolError, asyncio.TimeoutError, ConnectionError):
             pass
         except asyncio.CancelledError:
@@ -670,21 +684,21 @@ class TableServer:
                     client.send("seated", **table.snapshot(client.seat))
             elif kind == "flip":
                 if table is None or client.seat is None or table.game is None:
-                    raise ValueError("you have no seat")
+                    raise ValueError(Refusal("no-seat", "you have no seat"))
                 if table.game.phase is not Phase.FLIP or table.game.captain != client.seat:
-                    raise ValueError("only the Captain flips, once a turn")
+                    raise ValueError(Refusal("only-captain-flips", "only the Captain flips, once a turn"))
                 table.flip()
             elif kind == "choose":
                 if table is None or client.seat is None or table.game is None:
-                    raise ValueError("you have no seat")
+                    raise ValueError(Refusal("no-seat", "you have no seat"))
                 move = p.move_from_json(message.get("move"), client.seat, table.game.n)
                 problem = table.choose(client.seat, move)
                 if problem:
                     raise ValueError(problem)
             elif kind == "hello":
-                raise ValueError("already greeted")
+                raise ValueError(Refusal("already-greeted", "already greeted"))
         except (ValueError, DuckError) as err:
-            client.send("error", text=shown(str(err), LABEL_MAX * 2))
+            client.send("error", **refusal_fields(err))
 
     def lobby(self) -> list[dict]:
         # A finished table stays listed while someone is still looking at it.
@@ -693,17 +707,18 @@ class TableServer:
 
     def create(self, client: Client, message: dict) -> None:
         if client.table is not None:
-            raise ValueError("leave your table first")
+            raise ValueError(Refusal("leave-table-first", "leave your table first"))
         if len([t for t in self.tables.values() if t.state() != "over"]) >= MAX_TABLES:
-            raise ValueError("the server has as many tables as it takes")
+            raise ValueError(Refusal("server-tables-full", "the server has as many tables as it takes"))
         user = client.identity.user
         if sum(1 for t in self.tables.values()
                if t.state() != "over" and any(s.owner is not None and s.owner.user == user for s in t.seats)
                ) >= TABLES_PER_NAME:
-            raise ValueError(f"a name sits at {TABLES_PER_NAME} unfinished tables at most")
+            raise ValueError(Refusal("tables-per-name", f"a name sits at {TABLES_PER_NAME} unfinished tables at most",
+                                     count=TABLES_PER_NAME))
         seats_in = message.get("seats")
         if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
-            raise ValueError(f"a table has {MIN_SEATS}-{MAX_SEATS} seats")
+            raise ValueError(Refusal("seat-count", f"a table has {MIN_SEATS}-{MAX_SEATS} seats", low=MIN_SEATS, high=MAX_SEATS))
         seats = []
         bot_names = iter(difficulty.BOT_NAMES)
         for item in seats_in:
@@ -712,26 +727,27 @@ class TableServer:
             elif item in DIFFICULTIES:
                 seats.append(Seat("bot", bot=item, name=next(bot_names)))
             else:
-                raise ValueError(f"a seat is 'human' or a difficulty: {', '.join(DIFFICULTIES)}")
+                raise ValueError(Refusal("seat-kind", f"a seat is 'human' or a difficulty: {', '.join(DIFFICULTIES)}",
+                                         known=", ".join(DIFFICULTIES)))
         if not any(s.human for s in seats):
-            raise ValueError("a table needs a seat for you")
+            raise ValueError(Refusal("needs-your-seat", "a table needs a seat for you"))
         variants = message.get("variants", [])
         if not isinstance(variants, list) or any(v not in APP_VARIANTS for v in variants):
-            raise ValueError("unknown variant")
+            raise ValueError(Refusal("variant-not-offered", "unknown variant"))
         options = message.get("options", {})
         if not isinstance(options, dict) or not set(options) <= {"max_by", "captain", "variant_rounds"}:
-            raise ValueError("options are max_by, captain and variant_rounds")
+            raise ValueError(Refusal("table-options", "options are max_by, captain and variant_rounds"))
         try:
             rules = read_rules({"rules": {"variants": variants, **options}})
             rules.check_players(len(seats))
         except (RecordError, DuckError, TypeError) as err:
-            raise ValueError(str(err)) from None
+            raise ValueError(reason_of(err)) from None
         seed = message.get("seed")
         if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
-            raise ValueError("the seed is a whole number")
+            raise ValueError(Refusal("seed-not-whole", "the seed is a whole number"))
         rated = message.get("rated", True)
         if type(rated) is not bool:
-            raise ValueError("rated is true or false")
+            raise ValueError(Refusal("rated-not-bool", "rated is true or false"))
         name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
                       seed if seed is not None else new_seed(), self,
@@ -744,29 +760,29 @@ class TableServer:
     def join(self, client: Client, message: dict) -> None:
         table = self.tables.get(message.get("table"))
         if client.table is not None:
-            raise ValueError("leave your table first")
+            raise ValueError(Refusal("leave-table-first", "leave your table first"))
         if table is None:
-            raise ValueError("no such table")
+            raise ValueError(Refusal("no-such-table", "no such table"))
         if table.state() == "over":
-            raise ValueError("that game is over")
+            raise ValueError(Refusal("game-over", "that game is over"))
         seat = table.seat_of(client.identity)
         if seat is None:
             free = table.free_seats()
             wanted = message.get("seat")
             if not free:
-                raise ValueError("that table has no free seat")
+                raise ValueError(Refusal("table-full", "that table has no free seat"))
             seat = wanted if wanted in free else free[0]
         elif table.seats[seat].client is not None:
-            raise ValueError("you already sit at that table")
+            raise ValueError(Refusal("already-seated", "you already sit at that table"))
         table.sit(client, seat)
         self.lobby_changed()
 
     def watch(self, client: Client, message: dict) -> None:
         table = self.tables.get(message.get("table"))
         if client.table is not None:
-            raise ValueError("leave your table first")
+            raise ValueError(Refusal("leave-table-first", "leave your table first"))
         if table is None:
-            raise ValueError("no such table")
+            raise ValueError(Refusal("no-such-table", "no such table"))
         table.watchers.add(client)
         client.table, client.seat = table, None
         client.send("seated", **table.snapshot(None))
