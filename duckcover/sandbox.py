@@ -193,7 +193,7 @@ def move_from_data(data: Any):
     is not one. Legality is the Referee's to check."""
     from .cards import CARDS, FAMILIES
     from .moves import Move
-    from .safety import MalformedMove
+    from .answers import MalformedMove
 
     if data is None:
         return None
@@ -238,7 +238,7 @@ def child_main(config_text: str) -> None:
 
     try:
         from .bot import Bot
-        from .harness import DecisionRandom
+        from .seeding import DecisionRandom
         from .plugins import load_bot_class
 
         cls, source = load_bot_class(config["spec"])
@@ -321,13 +321,13 @@ def _limit(config: dict) -> None:
 
 
 def _plain_move(answer: Any) -> dict | None:
-    from .safety import sanitize
+    from .answers import sanitize
 
     return move_data(sanitize(answer))
 
 
 def _describe_malformed(err: Exception) -> str:
-    from .safety import MalformedMove, describe
+    from .answers import MalformedMove, describe
 
     return str(err) if isinstance(err, MalformedMove) else describe(err)
 
@@ -348,7 +348,7 @@ def _text(value: Any) -> str:
 
 
 def _describe(err: BaseException) -> str:
-    from .safety import describe
+    from .answers import describe
 
     return describe(err)
 
@@ -583,6 +583,18 @@ class BotProcess:
         kept = [shown(line.strip(), 120) for line in lines[:SHOWN_LINES] if line.strip()]
         more = " / ..." if len(lines) > SHOWN_LINES else ""
         return " / ".join(kept) + more
+
+
+def seat_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None,
+             trusted: bool = False):
+    """What plays a seat: the built-in bots (or any bot when `trusted`) as a Bot in this process,
+    every other bot in a process of its own (BotProcess). BotLoadError if a
+    bot to run here cannot load; a bot process that cannot load says so at its first decision."""
+    from .plugins import is_builtin, resolve_bot
+
+    if trusted or is_builtin(spec):
+        return resolve_bot(spec, seed, budget, time_limit)
+    return BotProcess(spec, budget=budget, time_limit=time_limit)
 
 
 def probe(spec: str, budget: int | None = None, startup_limit: float = STARTUP_LIMIT) -> dict:
