@@ -363,7 +363,8 @@ def bot_code(spec: str) -> list[str]:
     (readable_paths drops the folder if it holds a private one)."""
     import importlib.util
 
-    places = [os.path.dirname(os.path.abspath(__file__))]
+    own = importlib.util.find_spec("duckcover")  # the whole package, whichever folder this module is in
+    places = [os.path.abspath(p) for p in own.submodule_search_locations or []]
     builtin = importlib.util.find_spec("duckcover_bots")
     places += list(builtin.submodule_search_locations or []) if builtin else []
     head, sep, tail = spec.rpartition(":")

@@ -168,8 +168,8 @@ def test_every_package_is_packaged():
     }
     assert on_disk <= set(config["packages"])
     assert "duckcover_bots" in config["packages"] and config["package-dir"]["duckcover_bots"] == "bots"
-    styles = {p.parent.name for p in (root / "duckcover").rglob("*.tcss")}
-    assert all(config["package-data"].get(f"duckcover.{name}") == ["*.tcss"] for name in styles)
+    styles = {".".join(p.parent.relative_to(root).parts) for p in (root / "duckcover").rglob("*.tcss")}
+    assert all(config["package-data"].get(package) == ["*.tcss"] for package in styles)
 
 
 def test_the_installed_package_carries_every_source_file():

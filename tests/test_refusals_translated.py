@@ -22,7 +22,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "g4_greedy_seed1.json"
 def engine_refusals() -> dict[str, set[str]]:
     """Every `Refusal(code, text, **params)` in the package's source: code -> param names."""
     found: dict[str, set[str]] = {}
-    for path in Path(duckcover.__file__).parent.glob("*.py"):
+    for path in Path(duckcover.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Refusal":
                 found[node.args[0].value] = {kw.arg for kw in node.keywords}
