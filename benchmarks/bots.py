@@ -27,7 +27,8 @@ import time
 from duckcover.arena import ArenaConfig
 from duckcover.arena import run as run_arena
 from duckcover.harness import play_game
-from duckcover.plugins import BotLoadError, resolve_bot, seat_bot
+from duckcover.plugins import BotLoadError, resolve_bot
+from duckcover.sandbox import seat_bot
 from duckcover.safety import Referee
 
 BOTS = ("random", "greedy", "expert")

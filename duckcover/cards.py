@@ -78,5 +78,6 @@ def default_splashes() -> tuple[int, ...]:
 
 
 def packaged_splashes() -> tuple[int, ...]:
-    # pkgutil reads package data without importing importlib.resources (and zipfile) at launch.
-    return _read_table(pkgutil.get_data("duckcover", SPLASHES_FILE).decode("utf-8"), SPLASHES_FILE)
+    # pkgutil reads package data without importing importlib.resources (and zipfile) at launch;
+    # the table lies next to this module, whichever package holds it.
+    return _read_table(pkgutil.get_data(__package__, SPLASHES_FILE).decode("utf-8"), SPLASHES_FILE)

@@ -104,18 +104,6 @@ def is_installed(spec: str) -> bool:
     return name.isidentifier() and name in registered()
 
 
-def seat_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None,
-             trusted: bool = False):
-    """What plays a seat: the built-in bots (or any bot when `trusted`) as a Bot in this process,
-    every other bot in a process of its own (duckcover.sandbox.BotProcess). BotLoadError if a
-    bot to run here cannot load; a bot process that cannot load says so at its first decision."""
-    if trusted or is_builtin(spec):
-        return resolve_bot(spec, seed, budget, time_limit)
-    from .sandbox import BotProcess
-
-    return BotProcess(spec, budget=budget, time_limit=time_limit)
-
-
 def resolve_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None) -> Bot:
     """A ready bot for a spec or a difficulty name; BotLoadError says why not."""
     return instantiate(load_bot_class(spec)[0], spec, seed, budget, time_limit)

@@ -14,9 +14,10 @@ from typing import Any
 from .cards import CARDS, Card, flip_name, parse_flip
 from .codec import decode_move, decode_record_flips, encode_record_turn
 from .errors import DuckError, IllegalMoveError, ParseError, Refusal, RulesError
-from .game import Game, Phase, _why_no_move, check_layout
+from .game import Game, Phase, check_layout
 from .grid import sorted_stacks
 from .i18n import shown_name, stored_name
+from .legality import why_no_move
 from .moves import Move, Turn
 from .rules import Rules
 from .untrusted import LABEL_MAX, NAME_MAX, excerpt, shown
@@ -375,7 +376,7 @@ def _replay_turn(game: Game, turn: object, round_no: int, turn_no: int) -> None:
     # Nobody could move: the turn resolved at the flip. Any recorded move is wrong.
     for seat, move in enumerate(moves):
         if move is not None:
-            raise fail(_why_no_move(game.last_turn.call, None), seat)
+            raise fail(why_no_move(game.last_turn.call, None), seat)
 
 
 def _play(game: Game, moves: list[Move | None], fail) -> None:

@@ -36,14 +36,15 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .answers import REASON_MAX, MalformedMove, describe, sanitize  # noqa: F401 - sanitize: its old home
+from .answers import short as _short
 from .bot import Bot
-from .cards import CARDS, FAMILIES, Card
 from .errors import IllegalMoveError
 from .game import Game, Phase
 from .grid import costliest_cover
-from .harness import DecisionRandom, bot_key_for, constructor_seed, decision_key
 from .moves import Move, Turn
 from .sandbox import BotFailure, BotProcess, ViewEncoder, move_from_data, turn_data
+from .seeding import DecisionRandom, bot_key_for, constructor_seed, decision_key
 from .untrusted import shown
 from .view import PlayerView, grid_view
 
@@ -51,7 +52,6 @@ DEFAULT_HARD_LIMIT = 10.0  # seconds: a decision taking longer is replaced by a 
 HARD_FACTOR, GRACE = 2.0, 0.5  # a bot with time_limit t is cut off at HARD_FACTOR * t + GRACE
 PROCESS_LIMIT = 3600.0  # seconds: the cut-off of a bot process even when the Referee sets none
 POLL = 0.05  # seconds between looks at the deadlines while several bot processes think
-REASON_MAX = 120  # characters of a failure's reason
 
 
 class Fallback(NamedTuple):
@@ -61,10 +61,6 @@ class Fallback(NamedTuple):
     round: int
     turn: int
     reason: str
-
-
-class MalformedMove(ValueError):
-    """A bot's answer that is not a Move of a real card to a cell."""
 
 
 def fallback_move(game: Game, seat: int) -> Move | None:
@@ -113,29 +109,6 @@ def hard_limit_for_seconds(soft: object, default: float | None) -> float | None:
         return default
     asked = HARD_FACTOR * soft + GRACE
     return asked if default is None else min(asked, default)
-
-
-def sanitize(answer: Any) -> Move | None:
-    """The answer rebuilt from plain engine values, or MalformedMove.
-
-    Rebuilding means the game only ever sees genuine Cards and int tuples, never a bot's
-    look-alike object with a custom __eq__ or __hash__.
-    """
-    if answer is None:
-        return None
-    if not isinstance(answer, Move):
-        raise MalformedMove(f"{_short(answer)} is not a Move")
-    card, to = tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1)
-    if not isinstance(card, Card):
-        raise MalformedMove(f"{_short(card)} is not a Card")
-    family, number = tuple.__getitem__(card, 0), tuple.__getitem__(card, 1)
-    if not (type(family) is int and type(number) is int and 0 <= family < FAMILIES and 1 <= number <= 12):
-        raise MalformedMove(f"{_short(card)} is not a real card")
-    if to is not None:
-        if not (isinstance(to, tuple) and len(to) == 2 and all(type(v) is int for v in to)):
-            raise MalformedMove(f"{_short(to)} is not a cell (x, y)")
-        to = (int(to[0]), int(to[1]))
-    return Move(CARDS[family][number], to)
 
 
 def add_fallbacks(record: dict, fallbacks: Sequence[Fallback]) -> dict:
@@ -643,16 +616,6 @@ class Referee:
 _NOT_YET = object()  # a process answer that has not come yet
 
 
-def describe(err: BaseException) -> str:
-    """`ValueError: boom`: the exception's type and the first line of its message (bounded)."""
-    try:
-        text = str(err).strip().splitlines()
-    except Exception:  # noqa: BLE001 - a hostile __str__
-        text = []
-    name = type(err).__name__
-    return shown(f"{name}: {text[0]}" if text else name, REASON_MAX)
-
-
 def _error_text(message: dict) -> str:
     error = message.get("error")
     return shown(error if isinstance(error, str) else "failed", REASON_MAX)
@@ -660,11 +623,3 @@ def _error_text(message: dict) -> str:
 
 def _is_process(bot: object) -> bool:
     return isinstance(bot, BotProcess)
-
-
-def _short(value: Any, width: int = 60) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= width else text[: width - 3] + "..."

@@ -150,7 +150,7 @@ def view_from_data(data: dict):
 def move_from_data(data: Any):
     """A bot's answer (`move` of a choose reply) as a Move of engine values; MalformedMove if it
     is not one. Legality is the Referee's to check."""
-    from .safety import MalformedMove
+    from .answers import MalformedMove
 
     try:
         return decode_card_move(data)
@@ -186,7 +186,7 @@ def child_main(config_text: str) -> None:
 
     try:
         from .bot import Bot
-        from .harness import DecisionRandom
+        from .seeding import DecisionRandom
         from .plugins import load_bot_class
 
         cls, source = load_bot_class(config["spec"])
@@ -269,13 +269,13 @@ def _limit(config: dict) -> None:
 
 
 def _plain_move(answer: Any) -> dict | None:
-    from .safety import sanitize
+    from .answers import sanitize
 
     return move_data(sanitize(answer))
 
 
 def _describe_malformed(err: Exception) -> str:
-    from .safety import MalformedMove, describe
+    from .answers import MalformedMove, describe
 
     return str(err) if isinstance(err, MalformedMove) else describe(err)
 
@@ -296,7 +296,7 @@ def _text(value: Any) -> str:
 
 
 def _describe(err: BaseException) -> str:
-    from .safety import describe
+    from .answers import describe
 
     return describe(err)
 
@@ -311,7 +311,8 @@ def bot_code(spec: str) -> list[str]:
     (readable_paths drops the folder if it holds a private one)."""
     import importlib.util
 
-    places = [os.path.dirname(os.path.abspath(__file__))]
+    own = importlib.util.find_spec("duckcover")  # the whole package, whichever folder this module is in
+    places = [os.path.abspath(p) for p in own.submodule_search_locations or []]
     builtin = importlib.util.find_spec("duckcover_bots")
     places += list(builtin.submodule_search_locations or []) if builtin else []
     head, sep, tail = spec.rpartition(":")
@@ -531,6 +532,18 @@ class BotProcess:
         kept = [shown(line.strip(), 120) for line in lines[:SHOWN_LINES] if line.strip()]
         more = " / ..." if len(lines) > SHOWN_LINES else ""
         return " / ".join(kept) + more
+
+
+def seat_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None,
+             trusted: bool = False):
+    """What plays a seat: the built-in bots (or any bot when `trusted`) as a Bot in this process,
+    every other bot in a process of its own (BotProcess). BotLoadError if a
+    bot to run here cannot load; a bot process that cannot load says so at its first decision."""
+    from .plugins import is_builtin, resolve_bot
+
+    if trusted or is_builtin(spec):
+        return resolve_bot(spec, seed, budget, time_limit)
+    return BotProcess(spec, budget=budget, time_limit=time_limit)
 
 
 def probe(spec: str, budget: int | None = None, startup_limit: float = STARTUP_LIMIT) -> dict:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from .cards import MAX, Card
 from .grid import Cell, reading_order, sorted_stacks
+from .legality import illegal_reason, legal_moves
 from .moves import Call, Move, Phase, Turn
 from .rules import Rules
 
@@ -137,14 +138,10 @@ class PlayerView(NamedTuple):
         return self.call.kind == "move" and not self.candidates and self.rules.says_quack
 
     def legal_moves(self) -> list[Move]:
-        from .game import legal_moves
-
         stack = (self.received[0],) if self.received else None  # only the top matters for placing
         return legal_moves(self.phase, self.grid.cells, self.candidates, stack)
 
     def is_legal(self, move: Move | None) -> bool:
-        from .game import illegal_reason
-
         received = (self.received[0],) if self.received else None
         return illegal_reason(self.phase, self.grid.cells, self.candidates, received, move, self.call) is None
 

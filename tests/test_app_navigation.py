@@ -125,16 +125,23 @@ def test_screens_do_not_build_one_another():
     """The title, set-up, games and settings screens name no other screen module: they post
     messages and the app decides (generic dialogs and shared styles come from screens.py)."""
     import ast
+    import importlib
+    import importlib.util
     from pathlib import Path
 
-    import duckcover.app as package
-
-    folder = Path(package.__file__).parent
-    others = {"games_screen", "settings_screen", "stats_screen", "table", "replay_viewer", "handover"}
-    for name in ("screens", "settings_screen", "stats_screen", "handover"):
-        tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
-        imported = {node.module.rsplit(".", 1)[-1] for node in ast.walk(tree)
-                    if isinstance(node, ast.ImportFrom) and node.module and node.level}
+    # Full module names (not file names): they hold wherever the modules live.
+    screens = {"duckcover.app.screens", "duckcover.app.settings_screen", "duckcover.app.stats_screen",
+               "duckcover.app.handover"}
+    others = {"duckcover.app.games_screen", "duckcover.app.settings_screen", "duckcover.app.stats_screen",
+              "duckcover.app.table", "duckcover.app.replay_viewer", "duckcover.app.handover"}
+    for name in screens:
+        module = importlib.import_module(name)
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), module.__package__)
+                imported |= {base} | {f"{base}.{alias.name}" for alias in node.names}
         assert not imported & (others - {name}), (name, imported & others)
 
 

@@ -24,11 +24,12 @@ import duckcover_bots
 # is not in it: it prints a summary in the reader's language (a face, like the app).
 ENGINE = {
     "duckcover", "duckcover.cards", "duckcover.errors", "duckcover.game", "duckcover.grid",
-    "duckcover.moves", "duckcover.rules", "duckcover.variants", "duckcover.view",
+    "duckcover.legality", "duckcover.moves", "duckcover.rules", "duckcover.variants", "duckcover.view",
 }
 PLAYERS = {
-    "duckcover.arena", "duckcover.bot", "duckcover.difficulty", "duckcover.harness",
-    "duckcover.plugins", "duckcover.safety", "duckcover.sandbox", "duckcover.players", "duckcover.players.table",
+    "duckcover.answers", "duckcover.arena", "duckcover.bot", "duckcover.difficulty", "duckcover.harness",
+    "duckcover.plugins", "duckcover.safety", "duckcover.sandbox", "duckcover.seeding", "duckcover.players",
+    "duckcover.players.table",
 }
 SAVES = {"duckcover.paths", "duckcover.record", "duckcover.settings", "duckcover.stats", "duckcover.storage"}
 # Above the app: they start it.
@@ -70,9 +71,12 @@ def imports_of(name: str, path: Path) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join(anchor + ([node.module] if node.module else []))
-            out.add(base)
-            # `from . import record` imports the submodule, not only the package.
-            out.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES)
+            # `from . import record` imports the submodule (the package only runs first, as for
+            # any submodule); a name that is not a submodule comes from the package itself.
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & MODULES.keys()
+            out.update(submodules)
+            if len(submodules) < len(node.names):
+                out.add(base)
     return out
 
 
@@ -174,8 +178,8 @@ def test_every_package_is_packaged():
     }
     assert on_disk <= set(config["packages"])
     assert "duckcover_bots" in config["packages"] and config["package-dir"]["duckcover_bots"] == "bots"
-    styles = {p.parent.name for p in (root / "duckcover").rglob("*.tcss")}
-    assert all(config["package-data"].get(f"duckcover.{name}") == ["*.tcss"] for name in styles)
+    styles = {".".join(p.parent.relative_to(root).parts) for p in (root / "duckcover").rglob("*.tcss")}
+    assert all(config["package-data"].get(package) == ["*.tcss"] for package in styles)
 
 
 def test_the_installed_package_carries_every_source_file():
@@ -189,3 +193,57 @@ def test_the_installed_package_carries_every_source_file():
         files = {p.relative_to(source) for pattern in wanted for p in source.rglob(pattern) if "__pycache__" not in p.parts}
         missing = sorted(str(f) for f in files if not (target / f).is_file())
         assert missing == [], f"not in the installed package: {missing}"
+
+
+def import_cycles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for root in sorted(imports):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(imports[root] & imports.keys())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
+                if low[module] == index[module]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == module:
+                            break
+                    if len(group) > 1:
+                        cycles.append(sorted(group))
+            elif target not in index:
+                index[target] = low[target] = len(index)
+                stack.append(target)
+                on_stack.add(target)
+                work.append((target, iter(sorted(imports[target] & imports.keys()))))
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_between_modules():
+    """Function-level and type-checking imports count: a cycle hidden in a function is still one.
+    A package's own __init__ is left out (importing a submodule runs it first anyway)."""
+    packages = {"duckcover", "duckcover_bots"}
+    graph = {name: targets - packages for name, targets in IMPORTS.items() if name not in packages}
+    assert import_cycles(graph) == []

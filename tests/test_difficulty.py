@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Select
 
+import duckcover
 from duckcover import difficulty, stats
 from duckcover.arena import ArenaConfig, report, run
 from duckcover.difficulty import DIFFICULTIES, LADDER, LADDER_RATINGS, nearest_level
@@ -15,7 +16,7 @@ from duckcover.harness import play_game
 from duckcover.plugins import resolve_bot
 from duckcover.record import to_record
 
-LOCALES = Path(difficulty.__file__).parent / "locales"
+LOCALES = Path(duckcover.__file__).parent / "locales"
 
 
 def test_the_old_names_stand_for_the_same_bots():

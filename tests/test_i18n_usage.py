@@ -44,7 +44,7 @@ def test_every_computed_key_has_a_family_in_the_catalogue():
 UI_CALLS = {"Static", "Label", "Button", "Option", "notify", "Checkbox", "Switch"}
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "app").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((PACKAGE / "app").rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_widgets_and_notices_take_their_words_from_t(path):
     """A string literal with words, given straight to a widget or a notice, is English for everyone."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

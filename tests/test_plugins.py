@@ -60,7 +60,8 @@ def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monke
 
 def test_only_the_bots_that_came_with_duckcover_run_in_the_games_process(tmp_path, monkeypatch, bot_file):
     from duckcover.harness import play_game
-    from duckcover.plugins import is_builtin, is_installed, seat_bot
+    from duckcover.plugins import is_builtin, is_installed
+    from duckcover.sandbox import seat_bot
     from duckcover.safety import Referee
     from duckcover.sandbox import BotProcess
 

@@ -82,7 +82,7 @@ def test_no_other_module_makes_a_seed_of_its_own():
                 found.append((path.name, node.func.attr))
     # game.py: new_seed (secrets.randbits) and determinized's invented reshuffle seed (from the
     # searching bot's own rng, never a real deal's); arena.py: deal_seed derives from the arena
-    # seed (128 bits out); harness.py: DecisionRandom.getrandbits (a bot's coin, not a seed).
+    # seed (128 bits out); seeding.py: DecisionRandom.getrandbits (a bot's coin, not a seed).
     allowed = {("game.py", "randbits"), ("game.py", "getrandbits"), ("arena.py", "getrandbits"),
-               ("harness.py", "getrandbits")}
+               ("seeding.py", "getrandbits")}
     assert set(found) <= allowed, sorted(set(found) - allowed)

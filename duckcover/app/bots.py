@@ -11,8 +11,8 @@ DIFFICULTY_NAMES = tuple(DIFFICULTIES)  # one list: duckcover/difficulty.py
 
 def load_bot(spec: str, seed: int):
     """What plays a seat: a built-in bot in this process, any other in a process of its own
-    (duckcover.plugins.seat_bot); BotLoadError if a built-in cannot load."""
-    from ..plugins import seat_bot
+    (duckcover.sandbox.seat_bot); BotLoadError if a built-in cannot load."""
+    from ..sandbox import seat_bot
 
     return seat_bot(spec, seed=seed)
 
