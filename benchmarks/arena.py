@@ -16,8 +16,8 @@ import os
 import resource
 import time
 
-from duckcover.arena import ArenaConfig, report
-from duckcover.arena import run as run_arena
+from duckcover.players.arena import ArenaConfig, report
+from duckcover.players.arena import run as run_arena
 
 FIELDS = {"greedy x4": ("greedy",) * 4, "expert + 3 greedy": ("expert", "greedy", "greedy", "greedy")}
 

@@ -11,7 +11,7 @@ and plays in a process of its own, protocol duckcover-bot/1) against the same gr
 game's process: per decision, the time the Referee waits for the answer, and the whole
 `Referee.decide` call (view to plain data, pipe both ways, answer checked). And the arena's
 throughput (games/s) with that bot in and out of process, and how long a bot process takes
-to start (spawn to hello: the interpreter, the kernel's walls of duckcover.confine, the bot's
+to start (spawn to hello: the interpreter, the kernel's walls of duckcover.players.confine, the bot's
 import), which is what a restart after an overrun waits for. Then the same greedy in its own
 process beside the expert (in the game's process, seat 1): the time the Referee charges it
 must stay its own round trip, not grow by the expert's thinking. The last line is
@@ -24,12 +24,12 @@ import math
 import statistics
 import time
 
-from duckcover.arena import ArenaConfig
-from duckcover.arena import run as run_arena
-from duckcover.harness import play_game
-from duckcover.plugins import BotLoadError, resolve_bot
-from duckcover.sandbox import seat_bot
-from duckcover.safety import Referee
+from duckcover.players.arena import ArenaConfig
+from duckcover.players.arena import run as run_arena
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import BotLoadError, resolve_bot
+from duckcover.players.safety import Referee
+from duckcover.players.sandbox import seat_bot
 
 BOTS = ("random", "greedy", "expert")
 OUT_OF_PROCESS = "duckcover_bots.greedy:GreedyBot"  # a module path: never run in the game's process
@@ -79,7 +79,7 @@ def boundary(decisions: int, out_of_process: bool, beside: str = "greedy") -> tu
 
 def startup_times(count: int) -> list[float]:
     """Seconds from spawning a bot process to reading its hello, `count` times."""
-    from duckcover.sandbox import BotProcess
+    from duckcover.players.sandbox import BotProcess
 
     times = []
     for _ in range(count):
@@ -147,11 +147,11 @@ def main() -> None:
     print(f"arena, {args.deals} deals x 4 seatings, greedy x4 with seat 0 named by module path: "
           f"{rates[True]:.1f} games/s in-process (--trusted), {rates[False]:.1f} games/s with it in its own process")
     try:
-        from duckcover.confine import available
+        from duckcover.players.confine import available
 
         print(f"bot processes here: {available().summary()}")
-    except ImportError:  # a tree from before duckcover.confine (the 'before' figures)
-        print("bot processes here: no kernel confinement (before duckcover.confine)")
+    except ImportError:  # a tree from before duckcover.players.confine (the 'before' figures)
+        print("bot processes here: no kernel confinement (before duckcover.players.confine)")
     starts = sorted(startup_times(args.starts))
     print(f"bot process start (spawn to hello), {args.starts} starts: p50 {statistics.median(starts) * 1000:.1f} ms, "
           f"max {starts[-1] * 1000:.1f} ms")

@@ -2,7 +2,7 @@
 
     python benchmarks/cluster.py [--deals N] [--workers N] [--bot SPEC ...]
 
-Starts a scheduler and N workers (one thread each) on 127.0.0.1 (duckcover.cluster.
+Starts a scheduler and N workers (one thread each) on 127.0.0.1 (duckcover.players.cluster.
 LoopbackCluster), then times the same arena (seed 1) three ways: `--jobs 1`, `--jobs N`, and
 `--cluster` on those workers, each from start to the last result. Prints games/s for each, the
 cluster's start-up time, and checks that the three gave the same figures (timings aside).
@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from duckcover import cluster
-from duckcover.arena import ArenaConfig, report
-from duckcover.arena import run as run_arena
+from duckcover.players import cluster
+from duckcover.players.arena import ArenaConfig, report
+from duckcover.players.arena import run as run_arena
 
 
 def comparable(figures: dict) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from duckcover.game import FLIP, ROUND_OVER, Game
+from duckcover.engine.game import FLIP, ROUND_OVER, Game
 from duckcover_bots.greedy import GreedyBot
 
 

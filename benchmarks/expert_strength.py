@@ -29,7 +29,7 @@ import statistics
 import time
 from multiprocessing import Pool
 
-from duckcover.harness import play_game
+from duckcover.players.harness import play_game
 from duckcover_bots.expert import ExpertBot
 from duckcover_bots.greedy import GreedyBot
 

@@ -14,7 +14,7 @@ Usage:
       given is the ratings' with no interval overlapping the next. Last line
       `ratings_arena_ordered=<1 or 0>`.
   python benchmarks/ratings.py --ladder DEALS [--seed S]
-      The difficulty ladder (duckcover.difficulty.LADDER) in one arena: each level's rating,
+      The difficulty ladder (duckcover.players.difficulty.LADDER) in one arena: each level's rating,
       and between neighbours the rating step and the points a game. Last line
       `ladder_step_spread=<largest step / smallest step>`.
 """
@@ -29,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from duckcover import stats
-from duckcover.ratings import bot_key, name_key, ranks
+from duckcover.saves import stats
+from duckcover.saves.ratings import bot_key, name_key, ranks
 
 PLAYERS = [f"player{i:02d}" for i in range(54)] + ["random", "greedy", "expert", "novice", "casual", "mixed"]
 
@@ -79,7 +79,7 @@ def recompute(games: int, repeat: int) -> None:
 
 
 def rated_arena(specs: list[str], deals: int, seed: int, jobs: int = 1):
-    from duckcover.arena import ArenaConfig, rate, run
+    from duckcover.players.arena import ArenaConfig, rate, run
 
     config = ArenaConfig(tuple(specs), deals=deals, seed=seed)
     start = time.perf_counter()
@@ -101,7 +101,7 @@ def arena(specs: list[str], deals: int, seed: int, jobs: int = 1) -> None:
 
 
 def ladder(deals: int, seed: int) -> None:
-    from duckcover.difficulty import DIFFICULTIES, LADDER
+    from duckcover.players.difficulty import DIFFICULTIES, LADDER
 
     specs = [DIFFICULTIES[level] for level in LADDER]
     results, board = rated_arena(specs, deals, seed)

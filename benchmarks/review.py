@@ -36,9 +36,9 @@ import os
 import resource
 import time
 
-from duckcover import review as rv
-from duckcover.harness import play_game
-from duckcover.record import to_record
+from duckcover.players import review as rv
+from duckcover.players.harness import play_game
+from duckcover.saves.record import to_record
 from duckcover_bots.expert import ExpertBot
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot

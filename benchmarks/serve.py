@@ -503,9 +503,9 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     from textual.app import App
     from textual.screen import Screen as TextualScreen
 
-    from duckcover import i18n
     from duckcover.app.options import AppOptions
     from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
+    from duckcover.common import i18n
     from duckcover.net.server import Identity, TableServer
     from test_serve_client import press_what_is_asked, settle
 

@@ -155,8 +155,7 @@ def launch(argv: list[str], env: dict[str, str], marker: bytes) -> tuple[float, 
 def choosing_seed(players: int = 4) -> int:
     """A seed whose first turn has the human (seat 0) as Captain and choosing a move: Space
     flips, and the arrow keys then move the cursor among the legal destinations."""
-    from duckcover.game import Game
-    from duckcover.rules import Rules
+    from duckcover.engine import Game, Rules
 
     for seed in range(1, 1000):
         game = Game([f"p{i}" for i in range(players)], Rules(), seed)

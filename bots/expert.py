@@ -29,10 +29,9 @@ import random
 import time
 from typing import NamedTuple
 
-from duckcover.bot import Bot
-from duckcover.game import Game, Phase
-from duckcover.grid import costliest_cover, duck_targets, neighbours
-from duckcover.moves import Move
+from duckcover.engine import Game, Move, Phase
+from duckcover.engine.grid import costliest_cover, duck_targets, neighbours
+from duckcover.players.bot import Bot
 
 STEPS_PER_ROLLOUT = 24  # the work cap: budget x this many simulated seat moves per decision
 NOISE = 4096  # shared random numbers for the rollouts' random ducks (a power of two)

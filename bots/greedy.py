@@ -1,7 +1,7 @@
 """greedy: the baseline. Cover the adjacent stack with the most splashes; otherwise duck at random."""
-from duckcover.bot import Bot
-from duckcover.grid import costliest_cover, duck_targets
-from duckcover.moves import Move, Phase
+from duckcover.engine import Move, Phase
+from duckcover.engine.grid import costliest_cover, duck_targets
+from duckcover.players.bot import Bot
 
 MOVE, GIFT = Phase.MOVE, Phase.GIFT  # enum lookups are slow, and simulations call choose() a lot
 

@@ -1,5 +1,5 @@
 """The ladder's in-between levels: the built-in bots, mixed or held back, so that every step of
-the difficulty ladder (duckcover.difficulty.LADDER) is about the same rating step.
+the difficulty ladder (duckcover.players.difficulty.LADDER) is about the same rating step.
 
 - A mixed bot plays the greedy move with a fixed chance, otherwise a uniformly random legal
   move: from `random` (chance 0) to `greedy` (chance 1).
@@ -8,7 +8,7 @@ the difficulty ladder (duckcover.difficulty.LADDER) is about the same rating ste
 Both draw only from `self.rng`, which the harness reseeds before every decision, so a seed
 replays the same game anywhere.
 """
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 
 from .expert import ExpertBot
 from .greedy import GreedyBot

@@ -1,5 +1,5 @@
 """random: any legal move, uniformly. The floor every other bot must beat."""
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 
 
 class RandomBot(Bot):

@@ -1,10 +1,10 @@
 """duckcover: Duck & Cover in the terminal. The rules engine lives here and never imports Textual."""
-from .cards import MAX, REPEAT, Card
-from .errors import DuckError, IllegalMoveError, ParseError, RulesError
-from .game import Game, GameOutcome, Phase, RoundOutcome
-from .moves import Call, Move, Turn
-from .rules import Rules
-from .view import PlayerView
+from .engine.cards import MAX, REPEAT, Card
+from .engine.errors import DuckError, IllegalMoveError, ParseError, RulesError
+from .engine.game import Game, GameOutcome, Phase, RoundOutcome
+from .engine.moves import Call, Move, Turn
+from .engine.rules import Rules
+from .engine.view import PlayerView
 
 __all__ = [
     "MAX", "REPEAT", "Call", "Card", "DuckError", "Game", "GameOutcome", "IllegalMoveError", "Move",

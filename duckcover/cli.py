@@ -49,9 +49,9 @@ def _version() -> str:
 def _guard_game_process() -> None:
     """Before any command can start a bot: the game's memory, descriptors and command line
     closed to other processes of this user (non-dumpable), and the data directory named as
-    one no bot may read (duckcover.confine)."""
-    from .confine import keep_private, protect_game_process
-    from .paths import data_dir
+    one no bot may read (duckcover.players.confine)."""
+    from .players.confine import keep_private, protect_game_process
+    from .saves.paths import data_dir
 
     protect_game_process()
     keep_private(str(data_dir()))

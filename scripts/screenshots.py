@@ -15,7 +15,7 @@ from pathlib import Path
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from duckcover.app.passplay import pass_and_play_seats
-from duckcover.app.screens import HelpScreen, RoundEndScreen, SetupScreen
+from duckcover.app.screens.core import HelpScreen, RoundEndScreen, SetupScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # playing by keys is test tooling: tests/autoplay.py
@@ -46,7 +46,7 @@ async def round_over(pilot) -> None:
 
 async def hand_over(pilot) -> None:
     """Pass-and-play: the screen that hides the table while the keyboard changes hands."""
-    from duckcover.app.handover import HandoverScreen
+    from duckcover.app.screens.handover import HandoverScreen
 
     for _ in range(40):
         await settle(pilot)
@@ -56,7 +56,7 @@ async def hand_over(pilot) -> None:
 
 
 async def open_settings(pilot) -> None:
-    from duckcover.app.settings_screen import SettingsScreen
+    from duckcover.app.screens.settings import SettingsScreen
 
     pilot.app.push_screen(SettingsScreen())
 
@@ -79,9 +79,9 @@ def finished_games() -> Path:
     """Two seeded bot games, saved and counted, once: what the Games and Statistics screens list."""
     from datetime import datetime, timezone
 
-    from duckcover import stats, storage
-    from duckcover.harness import play_game
-    from duckcover.record import to_record
+    from duckcover.players.harness import play_game
+    from duckcover.saves import stats, storage
+    from duckcover.saves.record import to_record
     from duckcover_bots.greedy import GreedyBot
 
     if not (HISTORY / "stats.db").exists():
@@ -95,21 +95,21 @@ def finished_games() -> Path:
 
 
 async def open_games(pilot) -> None:
-    from duckcover.app.games_screen import GamesScreen
+    from duckcover.app.screens.games import GamesScreen
 
     pilot.app.push_screen(GamesScreen(finished_games()))
 
 
 async def open_statistics(pilot) -> None:
-    from duckcover.app.stats_screen import StatsScreen
+    from duckcover.app.screens.stats import StatsScreen
 
     pilot.app.push_screen(StatsScreen(finished_games() / "stats.db"))
 
 
 async def open_replay(pilot) -> None:
     """The replay viewer a dozen turns into a golden game, as a referee sees it."""
-    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
-    from duckcover.record import loads
+    from duckcover.app.screens.replay import ReplayScreen, build_timeline
+    from duckcover.saves.record import loads
 
     record = loads((ROOT / "tests" / "golden" / "g4_greedy_seed1.json").read_text(encoding="utf-8"))
     pilot.app.push_screen(ReplayScreen(build_timeline(record), "g4_greedy_seed1.json"))
@@ -120,8 +120,8 @@ async def open_replay(pilot) -> None:
 
 async def open_review(pilot) -> None:
     """The Review screen of a golden game, on the first marked decision of its first seat."""
-    from duckcover.app.review_screen import ReviewScreen
-    from duckcover.record import loads, read_players, replay
+    from duckcover.app.screens.review import ReviewScreen
+    from duckcover.saves.record import loads, read_players, replay
 
     record = loads((ROOT / "tests" / "golden" / "g4_greedy_seed1.json").read_text(encoding="utf-8"))
     screen = ReviewScreen(replay(record), read_players(record)[1], "g4_greedy_seed1.json")

@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 from textual import events
 
-from duckcover.app.handover import HandoverScreen
-from duckcover.app.screens import GameOverScreen, RoundEndScreen
-from duckcover.app.table import SeatPanel, TableScreen
-from duckcover.app.widgets import DIRECTIONS, step_from_card
-from duckcover.grid import Cell
+from duckcover.app.screens.core import GameOverScreen, RoundEndScreen
+from duckcover.app.screens.handover import HandoverScreen
+from duckcover.app.table.screen import SeatPanel, TableScreen
+from duckcover.app.widgets.core import DIRECTIONS, step_from_card
+from duckcover.engine import Cell
 
 Strategy = Callable[[TableScreen, dict, Cell], Cell]  # (table, marks, first offer) -> wanted cell
 

@@ -53,8 +53,8 @@ def pytest_unconfigure(config):
 @pytest.fixture(autouse=True)
 def published_defaults(tmp_path_factory, monkeypatch):
     """Each test gets its own empty home and data directory, and the packaged splash table."""
-    from duckcover.cards import default_splashes
-    from duckcover.i18n import DEFAULT, set_language
+    from duckcover.common.i18n import DEFAULT, set_language
+    from duckcover.engine.cards import default_splashes
 
     _isolate(monkeypatch.setenv, lambda name: monkeypatch.delenv(name, raising=False),
              tmp_path_factory.mktemp("home"))

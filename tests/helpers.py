@@ -13,11 +13,9 @@ from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
 
-from duckcover.bot import Bot
-from duckcover.cards import CARDS, FLIP_CODES, packaged_splashes
-from duckcover.game import Game, Phase
-from duckcover.moves import Move
-from duckcover.rules import Rules
+from duckcover.engine import Game, Move, Phase, Rules
+from duckcover.engine.cards import CARDS, FLIP_CODES, packaged_splashes
+from duckcover.players.bot import Bot
 
 # The splash table of RULES.md; tests never depend on a user's override of it.
 SPLASHES = (0, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5)
@@ -99,7 +97,7 @@ def write_json(path: Path, data) -> Path:
 
 def finish_round(game: Game, bot_class=None) -> None:
     """Play the current round to its end with bots (greedy by default)."""
-    from duckcover.harness import decide, prepare
+    from duckcover.players.harness import decide, prepare
     from duckcover_bots.greedy import GreedyBot
 
     bots = [(bot_class or GreedyBot)() for _ in range(game.n)]
@@ -163,7 +161,7 @@ def finished_controller():
     """A TurnController over a finished 3-player game (for the Game over screen)."""
     from duckcover.app.controller import TurnController
     from duckcover.app.options import SeatSpec
-    from duckcover.harness import play_game
+    from duckcover.players.harness import play_game
     from duckcover_bots.greedy import GreedyBot
 
     game = play_game([GreedyBot(), GreedyBot(), GreedyBot()], seed=3, names=["Ann", "Jackson", "Gwen"])

@@ -10,9 +10,9 @@ import json
 
 import asyncssh
 
-from duckcover.game import CHOOSING, Phase
+from duckcover.engine import CHOOSING, Phase
 from duckcover.net import protocol as p
-from duckcover.record import _replay_round, replay
+from duckcover.saves.record import _replay_round, replay
 
 
 class Guest(asyncssh.SSHClient):

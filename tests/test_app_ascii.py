@@ -6,11 +6,11 @@ import pytest
 from textual.scrollbar import ScrollBar
 
 from duckcover.app import AppOptions, create_app
-from duckcover.app.glyphs import ASCII, ascii_only
-from duckcover.app.handover import HandoverScreen
-from duckcover.app.screens import GameOverScreen, HelpScreen, QuitScreen, SetupScreen
-from duckcover.app.settings_screen import SettingsScreen
-from duckcover.app.stats_screen import bar
+from duckcover.app.screens.core import GameOverScreen, HelpScreen, QuitScreen, SetupScreen
+from duckcover.app.screens.handover import HandoverScreen
+from duckcover.app.screens.settings import SettingsScreen
+from duckcover.app.screens.stats import bar
+from duckcover.app.widgets.glyphs import ASCII, ascii_only
 from helpers import finished_controller
 
 

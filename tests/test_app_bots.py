@@ -9,12 +9,12 @@ import textwrap
 from duckcover.app import AppOptions, SeatSpec, create_app
 from autoplay import play_to_end, table_of
 from duckcover.app.controller import TurnController
-from duckcover.bot import Bot
-from duckcover.game import Game
-from duckcover.record import loads, read_bot_key, replay
-from duckcover.safety import PassiveBot
-from duckcover.sandbox import BotProcess
-from duckcover.storage import games_dir, new_game_path, save_unfinished
+from duckcover.engine import Game
+from duckcover.players.bot import Bot
+from duckcover.players.safety import PassiveBot
+from duckcover.players.sandbox import BotProcess
+from duckcover.saves.record import loads, read_bot_key, replay
+from duckcover.saves.storage import games_dir, new_game_path, save_unfinished
 from duckcover_bots.greedy import GreedyBot
 
 
@@ -115,11 +115,11 @@ def test_missing_walls_around_a_bot_process_are_said_once(tmp_path, monkeypatch)
     """An older kernel (a parameter: Landlock ABI 3, no seccomp): one notice names what bots can
     do here, however many bot processes and games follow; a full kernel says nothing."""
     from duckcover.app import controller
-    from duckcover.confine import Protections
+    from duckcover.players.confine import Protections
 
     bot_file = tmp_path / "bots" / "mine.py"
     bot_file.parent.mkdir()
-    bot_file.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    bot_file.write_text("from duckcover.players.safety import PassiveBot as Mine\n")
     monkeypatch.setattr(controller, "_walls_told", False)
     notices = []
     for walls in (Protections.of("linux", 7, True, True), Protections.of("linux", 3, False, True),
@@ -138,7 +138,7 @@ def test_missing_walls_around_a_bot_process_are_said_once(tmp_path, monkeypatch)
 
 
 def test_the_controller_seeds_bots_from_its_key_not_from_the_game_seed():
-    from duckcover.harness import constructor_seed
+    from duckcover.players.harness import constructor_seed
 
     game, key, seeds = Game(["A", "B"], seed=5), bytes(range(16)), []
 
@@ -156,7 +156,7 @@ def test_the_controller_seeds_bots_from_its_key_not_from_the_game_seed():
 
 MARKER_BOT = """\
 from pathlib import Path
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 Path({marker!r}).write_text("ran at import")
 class Marker(Bot):
     def choose(self, view):
@@ -189,10 +189,10 @@ async def test_resume_never_runs_the_bot_file_a_record_names(tmp_path):
 
 
 PRINTING_BOT = """\
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 class Marker(Bot):
     def choose(self, view):
-        print("ran")  # a bot process may write no file (duckcover.confine): it says so instead
+        print("ran")  # a bot process may write no file (duckcover.players.confine): it says so instead
         moves = view.legal_moves()
         return moves[0] if moves else None
 """
@@ -234,7 +234,7 @@ async def test_resume_keeps_the_key_and_the_fallbacks_of_the_record(tmp_path):
 
 
 async def test_without_a_seed_the_app_draws_128_bits_and_a_separate_key(tmp_path):
-    from duckcover.harness import bot_key_for
+    from duckcover.players.harness import bot_key_for
 
     options = AppOptions(seats=[SeatSpec("A", "medium"), SeatSpec("B", "medium")], speed="instant", lang="en",
                          data_dir=tmp_path, stats=False, watch=True)

@@ -104,10 +104,10 @@ def test_play_refuses_a_standard_output_that_is_not_a_terminal(capsys, tmp_path,
 
 
 async def test_resume_from_the_command_line_replays_the_record_once(tmp_path, monkeypatch):
-    from duckcover import record, storage
     from duckcover.app import AppOptions, create_app, quick_seats
+    from duckcover.saves import record, storage
     from autoplay import step
-    from duckcover.app.table import TableScreen
+    from duckcover.app.table.screen import TableScreen
     from duckcover.commands import play
 
     first = create_app(AppOptions(seats=quick_seats(2, "Ann"), seed=4, speed="instant", lang="en",
@@ -170,8 +170,8 @@ def test_play_loads_no_other_commands_modules_before_the_table(tmp_path):
     env = {**os.environ, "DUCKCOVER_DATA": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", LAUNCH_PROBE], capture_output=True, text=True, env=env, check=True)
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    assert "duckcover.app.table" in loaded  # the probe did reach the app
-    heavy = {"sqlite3", "importlib.metadata", "email", "zipfile", "statistics", "duckcover.arena",
-             "duckcover.stats", "duckcover.plugins", "duckcover.record", "duckcover.commands.arena",
+    assert "duckcover.app.table.screen" in loaded  # the probe did reach the app
+    heavy = {"sqlite3", "importlib.metadata", "email", "zipfile", "statistics", "duckcover.players.arena",
+             "duckcover.saves.stats", "duckcover.players.plugins", "duckcover.saves.record", "duckcover.commands.arena",
              "duckcover.commands.stats", "duckcover.commands.replay"}
     assert not heavy & loaded, sorted(heavy & loaded)

@@ -3,10 +3,9 @@ the cards show no drops, the round end's column and values say numbers, and the 
 beforehand which round scores numbers. What a round scores comes from the rules (the engine)."""
 from autoplay import step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.screens import RoundEndScreen, card_values, round_heading, round_table, scorepad
-from duckcover.app.table import SeatPanel
-from duckcover.game import Game
-from duckcover.rules import rules_with_variants
+from duckcover.app.screens.core import RoundEndScreen, card_values, round_heading, round_table, scorepad
+from duckcover.app.table.screen import SeatPanel
+from duckcover.engine import Game, rules_with_variants
 
 
 def test_the_rules_say_which_rounds_score_numbers():
@@ -53,10 +52,10 @@ async def test_a_competition_round_shows_numbers_without_drops(tmp_path):
 
 
 async def test_the_replay_viewer_shows_drops_only_in_rounds_that_score_splashes():
-    from duckcover.app.replay_viewer import ReplayApp, build_timeline
-    from duckcover.app.widgets import GridWidget
-    from duckcover.harness import play_game
-    from duckcover.record import to_record
+    from duckcover.app.screens.replay import ReplayApp, build_timeline
+    from duckcover.app.widgets.core import GridWidget
+    from duckcover.players.harness import play_game
+    from duckcover.saves.record import to_record
     from duckcover_bots.greedy import GreedyBot
 
     game = play_game([GreedyBot(), GreedyBot()], rules=rules_with_variants(["competition:2"]), seed=3,

@@ -1,7 +1,7 @@
 """Engine behaviour the app depends on for Resume; found while building the app (issue 4)."""
-from duckcover.game import Game
-from duckcover.harness import decide, prepare
-from duckcover.record import replay, to_record
+from duckcover.engine import Game
+from duckcover.players.harness import decide, prepare
+from duckcover.saves.record import replay, to_record
 from duckcover_bots.greedy import GreedyBot
 
 

@@ -9,11 +9,12 @@ import pytest
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from duckcover import i18n, storage
-from duckcover.app.games_screen import ConfirmDeleteScreen, GamesScreen
-from duckcover.app.replay_viewer import ReplayScreen
-from duckcover.harness import play_game
-from duckcover.record import replay, to_record
+from duckcover.app.screens.games import ConfirmDeleteScreen, GamesScreen
+from duckcover.app.screens.replay import ReplayScreen
+from duckcover.common import i18n
+from duckcover.players.harness import play_game
+from duckcover.saves import storage
+from duckcover.saves.record import replay, to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 
@@ -150,7 +151,7 @@ async def test_the_title_screen_opens_games_and_statistics(data_dir):
     from textual.widgets import OptionList
 
     from duckcover.app import AppOptions, create_app
-    from duckcover.app.stats_screen import StatsScreen
+    from duckcover.app.screens.stats import StatsScreen
 
     save_two_games()
     app = create_app(AppOptions(data_dir=data_dir, lang="en"))

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from duckcover.app import AppOptions, create_app, hint, quick_seats
+from duckcover.app import AppOptions, create_app, quick_seats
+from duckcover.app.table import hint
 from autoplay import settle, step, table_of
-from duckcover.settings import Settings, save
+from duckcover.saves.settings import Settings, save
 
 
 @pytest.fixture(autouse=True)
@@ -83,7 +84,7 @@ async def test_the_hint_speaks_the_players_language(tmp_path):
 
 
 def test_the_expert_analysis_ranks_what_it_would_play():
-    from duckcover.game import Game, Phase
+    from duckcover.engine import Game, Phase
     from duckcover_bots.expert import ExpertBot
 
     game = Game(3, seed=4)
@@ -102,7 +103,7 @@ def test_the_expert_analysis_ranks_what_it_would_play():
 async def test_the_hint_reads_only_the_choosing_seats_own_view(tmp_path, monkeypatch):
     from duckcover_bots.expert import ExpertBot
 
-    from duckcover.view import PlayerView
+    from duckcover.engine import PlayerView
 
     seen = []
     real = ExpertBot.analyse
@@ -125,8 +126,8 @@ async def test_the_hint_reads_only_the_choosing_seats_own_view(tmp_path, monkeyp
 def test_gifts_and_placements_get_the_quick_rule_without_an_estimate():
     from duckcover_bots.expert import ExpertBot
 
-    from duckcover.game import Game, Phase
-    from duckcover.rules import LOW_BLOWS, Rules
+    from duckcover.engine import Game, Phase
+    from duckcover.engine.rules import LOW_BLOWS, Rules
 
     game = Game(3, Rules(variants=frozenset({LOW_BLOWS})), seed=2)
     for _ in range(200):

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from autoplay import step, table_of
-from duckcover import i18n
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.controller import TurnController
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen
-from duckcover.app.replay_viewer import build_timeline, story_lines
-from duckcover.game import Phase
+from duckcover.app.screens.replay import build_timeline, story_lines
+from duckcover.common import i18n
+from duckcover.engine import Phase
 from duckcover.net.server import Identity, TableServer
 
 from test_serve_client import press_what_is_asked

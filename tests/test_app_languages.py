@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from duckcover import i18n
 from duckcover.app import AppOptions, create_app, quick_seats
+from duckcover.common import i18n
 from autoplay import settle, step, table_of
-from duckcover.app.screens import HelpScreen
-from duckcover.app.widgets import KeyBar
+from duckcover.app.screens.core import HelpScreen
+from duckcover.app.widgets.core import KeyBar
 
 
 @pytest.fixture(autouse=True)

@@ -7,17 +7,14 @@ import re
 
 import pytest
 
-from duckcover import i18n
 from duckcover.app.controller import TurnController
 from duckcover.app.options import SeatSpec
-from duckcover.app.replay_viewer import build_timeline, story_lines
+from duckcover.app.screens.replay import build_timeline, story_lines
 from duckcover.app.telling import discard_words, gift_words, idle_words, move_words
-from duckcover.cards import CARDS, REPEAT
-from duckcover.game import Game
-from duckcover.harness import play_game
-from duckcover.moves import Move
-from duckcover.record import to_record
-from duckcover.rules import Rules
+from duckcover.common import i18n
+from duckcover.engine import CARDS, REPEAT, Game, Move, Rules
+from duckcover.players.harness import play_game
+from duckcover.saves.record import to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 

@@ -7,12 +7,12 @@ from textual.binding import Binding
 from textual.widgets import Select
 
 from duckcover.app import AppOptions, create_app
-from duckcover.app import screens
 from duckcover.app.messages import PLACES, Navigate
-from duckcover.app.screens import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
-from duckcover.app.settings_screen import SettingsScreen
-from duckcover.app.footer import KeyFooter
+from duckcover.app.screens import core as screens
+from duckcover.app.screens.core import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
+from duckcover.app.screens.settings import SettingsScreen
 from duckcover.app.textual_compat import FooterKey
+from duckcover.app.widgets.footer import KeyFooter
 from helpers import finished_controller
 
 
@@ -78,7 +78,7 @@ async def test_game_over_footer_names_new_game_and_quit(tmp_path):
 
 
 def test_the_bot_list_offers_each_bot_once_with_its_difficulty(monkeypatch):
-    from duckcover.difficulty import LADDER_RATINGS
+    from duckcover.players.difficulty import LADDER_RATINGS
 
     monkeypatch.setattr(screens, "installed_bots", lambda: ["expert", "greedy", "random", "novice", "casual", "owl"])
     choices = bot_choices()
@@ -130,10 +130,10 @@ def test_screens_do_not_build_one_another():
     from pathlib import Path
 
     # Full module names (not file names): they hold wherever the modules live.
-    screens = {"duckcover.app.screens", "duckcover.app.settings_screen", "duckcover.app.stats_screen",
-               "duckcover.app.handover"}
-    others = {"duckcover.app.games_screen", "duckcover.app.settings_screen", "duckcover.app.stats_screen",
-              "duckcover.app.table", "duckcover.app.replay_viewer", "duckcover.app.handover"}
+    screens = {"duckcover.app.screens.core", "duckcover.app.screens.settings", "duckcover.app.screens.stats",
+               "duckcover.app.screens.handover"}
+    others = {"duckcover.app.screens.games", "duckcover.app.screens.settings", "duckcover.app.screens.stats",
+              "duckcover.app.table.screen", "duckcover.app.screens.replay", "duckcover.app.screens.handover"}
     for name in screens:
         module = importlib.import_module(name)
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))

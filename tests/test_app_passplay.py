@@ -8,16 +8,15 @@ import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app
 from autoplay import play_to_end, press, settle, step, table_of
-from duckcover.app.handover import HandoverScreen
 from duckcover.app.passplay import pass_and_play_seats, read_sounds
-from duckcover.app.replay_viewer import build_timeline, quack_word
-from duckcover.app.screens import GameOverScreen
-from duckcover.app.table import SeatPanel, TableScreen
-from duckcover.game import Phase
-from duckcover.i18n import LANGUAGES, catalogue
-from duckcover.record import loads, replay
-from duckcover.rules import Rules
-from duckcover.storage import games_dir, unfinished_paths
+from duckcover.app.screens.core import GameOverScreen
+from duckcover.app.screens.handover import HandoverScreen
+from duckcover.app.screens.replay import build_timeline, quack_word
+from duckcover.app.table.screen import SeatPanel, TableScreen
+from duckcover.common.i18n import LANGUAGES, catalogue
+from duckcover.engine import Phase, Rules
+from duckcover.saves.record import loads, replay
+from duckcover.saves.storage import games_dir, unfinished_paths
 
 ANN, BEN = 0, 1
 
@@ -196,7 +195,7 @@ def test_hand_over_snapshot(snap_compare, tmp_path):
 async def test_setup_two_humans_with_madness_sounds_and_no_hand_over(tmp_path):
     from textual.widgets import Checkbox, Input, Select
 
-    from duckcover.app.screens import SetupScreen
+    from duckcover.app.screens.core import SetupScreen
 
     app = create_app(AppOptions(seed=4, speed="instant", lang="en", data_dir=tmp_path, stats=False, save=False))
     async with app.run_test(size=(100, 34)) as pilot:
@@ -229,7 +228,7 @@ async def test_setup_two_humans_with_madness_sounds_and_no_hand_over(tmp_path):
 
 
 async def test_a_hint_for_one_human_never_reaches_the_next(tmp_path, monkeypatch):
-    from duckcover.app import hint
+    from duckcover.app.table import hint
 
     monkeypatch.setattr(hint, "BUDGET", 40)
     app = create_app(options(tmp_path))
@@ -263,8 +262,8 @@ def test_the_help_names_the_hand_over_key_in_every_language(lang):
 def test_every_human_who_quacks_is_named_not_only_the_one_on_screen():
     from helpers import STANDARD, new_game, turn
 
-    from duckcover import i18n
     from duckcover.app.controller import TurnController
+    from duckcover.common import i18n
 
     i18n.set_language("en")
     game = new_game([STANDARD] * 3)  # seats named Player 1-3

@@ -8,12 +8,11 @@ import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from autoplay import play_to_end, settle, step, table_of
-from duckcover.app.screens import GameOverScreen, winner_text
-from duckcover.cards import MAX, REPEAT
-from duckcover.game import START_CELLS, Phase
-from duckcover.record import loads, replay
-from duckcover.rules import Rules
-from duckcover.storage import games_dir, unfinished_paths
+from duckcover.app.screens.core import GameOverScreen, winner_text
+from duckcover.engine import MAX, REPEAT, Rules
+from duckcover.engine.game import START_CELLS, Phase
+from duckcover.saves.record import loads, replay
+from duckcover.saves.storage import games_dir, unfinished_paths
 
 HUMAN = "Connie"
 

@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 
 from autoplay import keys_to, settle, step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.screens import HelpScreen
-from duckcover.app.widgets import DIRECTIONS, JUMP_KEYS, GridWidget, jump_tags, step_from_card
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.rules import Rules
+from duckcover.app.screens.core import HelpScreen
+from duckcover.app.widgets.core import DIRECTIONS, JUMP_KEYS, GridWidget, jump_tags, step_from_card
+from duckcover.engine import CHOOSING, Game, Phase, Rules
 
 MAX_PRESSES = 8  # the most arrow presses any legal cell took over these positions (most take 1-3)
 MAX_PRESSES_WITH_KEYS = 2  # a cell's key, then Enter

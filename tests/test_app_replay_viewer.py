@@ -11,15 +11,14 @@ import pytest
 from textual.app import App
 from textual.widgets import Static
 
-from duckcover import cli, i18n
-from duckcover.app.replay_viewer import ReplayApp, ReplayScreen, build_timeline, move_lines
-from duckcover.app.widgets import GridWidget
-from duckcover.cards import MAX
-from duckcover.grid import fmt_cell, sorted_stacks
-from duckcover.moves import Call, Turn
-from duckcover.harness import play_game
-from duckcover.record import RecordError, replay, to_record
-from duckcover.rules import Rules
+from duckcover import cli
+from duckcover.app.screens.replay import ReplayApp, ReplayScreen, build_timeline, move_lines
+from duckcover.app.widgets.core import GridWidget
+from duckcover.common import i18n
+from duckcover.engine import MAX, Call, Rules, Turn
+from duckcover.engine.grid import fmt_cell, sorted_stacks
+from duckcover.players.harness import play_game
+from duckcover.saves.record import RecordError, replay, to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 

@@ -1,4 +1,4 @@
-"""The Review screen (issue 20): the figures of duckcover.review on screen, by Pilot and in
+"""The Review screen (issue 20): the figures of duckcover.players.review on screen, by Pilot and in
 snapshots at 80x24 and 120x40; cancel; the cache; the ways in."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from textual.app import App
 from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
-from duckcover import review as rv
-from duckcover.app import review_screen
-from duckcover.app.review_screen import ReviewGrid, ReviewScreen
-from duckcover.record import read_file, read_players, replay
+from duckcover.app.screens import review as review_screen
+from duckcover.app.screens.review import ReviewGrid, ReviewScreen
+from duckcover.players import review as rv
+from duckcover.saves.record import read_file, read_players, replay
 
 RECORD = Path(__file__).resolve().parent / "golden" / "g4_greedy_seed1.json"
 SIZES = [(80, 24), (120, 40)]
@@ -157,7 +157,7 @@ async def opens_the_review(app, keys=("v",)) -> ReviewScreen:
 
 
 async def test_v_in_the_replay_viewer_opens_the_review():
-    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
+    from duckcover.app.screens.replay import ReplayScreen, build_timeline
 
     timeline = build_timeline(read_file(RECORD))
     result = await opens_the_review(Opener(lambda: ReplayScreen(timeline, "g4")))
@@ -165,8 +165,8 @@ async def test_v_in_the_replay_viewer_opens_the_review():
 
 
 async def test_v_on_a_saved_game_in_the_games_screen_opens_its_review():
-    from duckcover import storage
-    from duckcover.app.games_screen import GamesScreen
+    from duckcover.app.screens.games import GamesScreen
+    from duckcover.saves import storage
 
     storage.save_finished(read_file(RECORD))
     result = await opens_the_review(Opener(GamesScreen))
@@ -174,7 +174,7 @@ async def test_v_on_a_saved_game_in_the_games_screen_opens_its_review():
 
 
 async def test_v_on_the_game_over_screen_reviews_the_game_just_played():
-    from duckcover.app.screens import GameOverScreen
+    from duckcover.app.screens.core import GameOverScreen
     from helpers import finished_controller
 
     ctl = finished_controller()
@@ -184,7 +184,7 @@ async def test_v_on_the_game_over_screen_reviews_the_game_just_played():
 
 
 async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_reviewed():
-    from duckcover.app.replay_viewer import ReplayScreen, build_timeline
+    from duckcover.app.screens.replay import ReplayScreen, build_timeline
 
     timeline = build_timeline(read_file(RECORD))
     app = Opener(lambda: ReplayScreen(timeline, "g4"))

@@ -3,13 +3,13 @@ import os
 
 from duckcover.app import AppOptions, create_app, quick_seats
 from autoplay import keys_to, press, settle, step, table_of
-from duckcover.app.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, empty_lines, fitting_size, line_text
-from duckcover.app.glyphs import ASCII_GLYPHS as ASCII, UNICODE_GLYPHS as UNICODE
-from duckcover.app.screens import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
-from duckcover.app.table import TableScreen
-from duckcover.app.widgets import KeyBar, step_cursor, step_from_card
-from duckcover.cards import CARDS
-from duckcover import storage
+from duckcover.app.screens.core import HelpScreen, QuitScreen, SetupScreen, TitleScreen, TooSmallScreen
+from duckcover.app.table.screen import TableScreen
+from duckcover.app.widgets.cards import LARGE, MARKED_SIZES, MEDIUM, SMALL, card_lines, empty_lines, fitting_size, line_text
+from duckcover.app.widgets.core import KeyBar, step_cursor, step_from_card
+from duckcover.app.widgets.glyphs import ASCII_GLYPHS as ASCII, UNICODE_GLYPHS as UNICODE
+from duckcover.engine import CARDS
+from duckcover.saves import storage
 
 
 def title_app(tmp_path, **kw):

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from duckcover import i18n
 from duckcover.app import AppOptions, create_app
-from duckcover.app.screens import TitleScreen
+from duckcover.app.screens.core import TitleScreen
+from duckcover.app.screens.settings import SettingsScreen
 from duckcover.app.textual_compat import FooterKey
-from duckcover.app.settings_screen import SettingsScreen
-from duckcover.settings import Settings, load, save, settings_path
+from duckcover.common import i18n
+from duckcover.saves.settings import Settings, load, save, settings_path
 
 
 @pytest.fixture(autouse=True)

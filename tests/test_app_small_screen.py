@@ -7,10 +7,10 @@ from textual.app import App
 
 from autoplay import settle, step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.table import SeatPanel
-from duckcover.app.widgets import ROW_BREAK, GridWidget
-from duckcover.cards import CARDS
-from duckcover.i18n import t
+from duckcover.app.table.screen import SeatPanel
+from duckcover.app.widgets.core import ROW_BREAK, GridWidget
+from duckcover.common.i18n import t
+from duckcover.engine import CARDS
 from test_app_table_facts import expected_cards, grid_text, screen_lines, shown_cards
 
 # Seven seats, seed 5: at flip 11 of round 1, Gwen's grid spans four rows in a panel of three lines.

@@ -7,7 +7,7 @@ import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from autoplay import play_to_end, settle, step, table_of
-from duckcover.app.screens import RoundEndScreen, SetupScreen
+from duckcover.app.screens.core import RoundEndScreen, SetupScreen
 
 SIZES = [(80, 24), (120, 40)]
 

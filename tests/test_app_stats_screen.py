@@ -8,10 +8,11 @@ import pytest
 from textual.app import App
 from textual.widgets import Static
 
-from duckcover import i18n, stats
-from duckcover.app.stats_screen import StatsScreen, bar
-from duckcover.harness import play_game
-from duckcover.record import to_record
+from duckcover.app.screens.stats import StatsScreen, bar
+from duckcover.common import i18n
+from duckcover.players.harness import play_game
+from duckcover.saves import stats
+from duckcover.saves.record import to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 
@@ -138,7 +139,7 @@ def test_snapshot_statistics_corrupt_database(snap_compare, data_dir, monkeypatc
 
 # --- ratings ----------------------------------------------------------------------------------
 def test_sparkline_is_one_mark_per_point_scaled_to_the_range(monkeypatch):
-    from duckcover.app.stats_screen import SPARKS, sparkline
+    from duckcover.app.screens.stats import SPARKS, sparkline
 
     assert sparkline([0.0, 5.0, 10.0]) == SPARKS[0] + SPARKS[4] + SPARKS[7]
     assert sparkline([3.0, 3.0]) == SPARKS[0] * 2  # flat: nothing to scale
@@ -162,7 +163,7 @@ async def test_the_screen_charts_each_players_rating_over_time_and_p_moves_on(da
         text = str(screen.query_one("#stats-rating", Static).render())
         assert f"Rating of {first.label} over 5 rated games" in text
         assert f"ordinal now {first.history[-1]:.1f}" in text
-        from duckcover.app.stats_screen import sparkline
+        from duckcover.app.screens.stats import sparkline
 
         assert sparkline(first.history) in text
         await pilot.press("p")

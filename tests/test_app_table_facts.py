@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from autoplay import step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.cards import FAMILY_LETTERS, MARKED_SIZES, SIZES, line_text
-from duckcover.app.table import SeatPanel, SeatTitle
-from duckcover.cards import CARDS
-from duckcover.i18n import t
+from duckcover.app.table.screen import SeatPanel, SeatTitle
+from duckcover.app.widgets.cards import FAMILY_LETTERS, MARKED_SIZES, SIZES, line_text
+from duckcover.common.i18n import t
+from duckcover.engine import CARDS
 
 SIZES_COMPACT = [(80, 24), (100, 30)]
 # Seed 1, you and four bots: at flip 23 of round 1, Jackson's grid spans five columns and
@@ -130,7 +130,7 @@ async def test_the_discard_line_names_every_discarded_card_at_80_columns(tmp_pat
 
 
 async def test_the_round_end_says_what_to_press_at_80x24_with_seven_players(tmp_path):
-    from duckcover.app.screens import RoundEndScreen
+    from duckcover.app.screens.core import RoundEndScreen
 
     app = create_app(AppOptions(seats=quick_seats(6, "Connie"), seed=2, speed="instant", lang="en",
                                 data_dir=tmp_path, stats=False, save=False))

@@ -6,9 +6,9 @@ import pytest
 
 from duckcover.app import AppOptions, create_app, quick_seats
 from autoplay import settle, step, table_of
-from duckcover.app.screens import TooSmallScreen
-from duckcover.app.table import SeatPanel, TableScreen
-from duckcover.app.widgets import DIRECTIONS, GridWidget
+from duckcover.app.screens.core import TooSmallScreen
+from duckcover.app.table.screen import SeatPanel, TableScreen
+from duckcover.app.widgets.core import DIRECTIONS, GridWidget
 
 
 def options(tmp_path, seed=7, bots=3, **kw):
@@ -235,9 +235,9 @@ async def test_every_opponent_shows_every_row_of_cards_with_seven_players(tmp_pa
 
 async def test_the_table_shows_the_rules_of_the_round_when_a_variant_skips_it(tmp_path):
     """Competition in round 3 only: round 1 scores splashes, and the header does not name it."""
-    from duckcover.app.screens import card_values
-    from duckcover.app.table import SeatTitle
-    from duckcover.rules import rules_with_variants
+    from duckcover.app.screens.core import card_values
+    from duckcover.app.table.screen import SeatTitle
+    from duckcover.engine import rules_with_variants
 
     rules = rules_with_variants(["competition:3"])
     app = create_app(options(tmp_path, rules=rules))

@@ -10,7 +10,7 @@ import pytest
 from autoplay import table_of
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.options import REVEAL_PAUSE
-from duckcover.app.table import TurnState
+from duckcover.app.table.screen import TurnState
 
 
 def options(tmp_path, seed):

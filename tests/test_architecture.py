@@ -23,15 +23,15 @@ import duckcover_bots
 # joins this set; anything else the engine needs is a door opened the wrong way. The scorepad
 # is not in it: it prints a summary in the reader's language (a face, like the app).
 ENGINE = {
-    "duckcover", "duckcover.cards", "duckcover.errors", "duckcover.game", "duckcover.grid",
-    "duckcover.legality", "duckcover.moves", "duckcover.rules", "duckcover.variants", "duckcover.view",
+    "duckcover", "duckcover.engine.cards", "duckcover.engine.errors", "duckcover.engine.game", "duckcover.engine.grid",
+    "duckcover.engine.legality", "duckcover.engine.moves", "duckcover.engine.rules", "duckcover.engine.variants", "duckcover.engine.view",
 }
 PLAYERS = {
-    "duckcover.answers", "duckcover.arena", "duckcover.bot", "duckcover.difficulty", "duckcover.harness",
-    "duckcover.plugins", "duckcover.safety", "duckcover.sandbox", "duckcover.seeding", "duckcover.players",
+    "duckcover.players.answers", "duckcover.players.arena", "duckcover.players.bot", "duckcover.players.difficulty", "duckcover.players.harness",
+    "duckcover.players.plugins", "duckcover.players.safety", "duckcover.players.sandbox", "duckcover.players.seeding", "duckcover.players",
     "duckcover.players.table",
 }
-SAVES = {"duckcover.paths", "duckcover.record", "duckcover.settings", "duckcover.stats", "duckcover.storage"}
+SAVES = {"duckcover.saves.paths", "duckcover.saves.record", "duckcover.saves.settings", "duckcover.saves.stats", "duckcover.saves.storage"}
 # Above the app: they start it.
 LAUNCHERS = ("duckcover.cli", "duckcover.__main__", "duckcover.commands")
 APP = "duckcover.app"
@@ -93,10 +93,10 @@ def _violations(modules, forbidden) -> list[str]:
 
 
 def test_the_walk_sees_every_module_and_function_level_imports():
-    assert {"duckcover.game", "duckcover.app.table", "duckcover.commands.play", "duckcover_bots.expert"} <= set(MODULES)
+    assert {"duckcover.engine.game", "duckcover.app.table.screen", "duckcover.commands.play", "duckcover_bots.expert"} <= set(MODULES)
     # commands/play.py starts the app from inside its function body.
     assert "duckcover.app" in IMPORTS["duckcover.commands.play"]
-    assert "duckcover.cards" in IMPORTS["duckcover.app.controller"]  # `from ..cards import ...`
+    assert "duckcover.engine.cards" in IMPORTS["duckcover.app.controller"]  # `from ..cards import ...`
 
 
 def test_nothing_outside_the_app_imports_textual():
@@ -128,12 +128,12 @@ def test_the_engine_imports_nothing_of_duckcover_outside_itself():
 
 
 def test_the_codec_stands_on_the_engine_alone():
-    """duckcover.codec is shared by players (the bot pipe), saves (the record) and net (the
+    """duckcover.engine.codec is shared by players (the bot pipe), saves (the record) and net (the
     protocol), so it may import the engine and nothing else of duckcover."""
-    outside = sorted(target for target in IMPORTS["duckcover.codec"]
+    outside = sorted(target for target in IMPORTS["duckcover.engine.codec"]
                      if _within(target, "duckcover") and target not in ENGINE)
     assert outside == []
-    assert _violations(["duckcover.codec"], ENGINE_FORBIDDEN) == []
+    assert _violations(["duckcover.engine.codec"], ENGINE_FORBIDDEN) == []
 
 
 def test_players_and_saves_keep_out_of_each_other():

@@ -4,13 +4,13 @@ import sys
 
 import pytest
 
-from duckcover.arena import ArenaConfig, deal_seed, play_deal, report, rows, run
 from duckcover.cli import main
-from duckcover.harness import play_game
-from duckcover.plugins import resolve_bot
+from duckcover.players.arena import ArenaConfig, deal_seed, play_deal, report, rows, run
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import resolve_bot
 
 HOSTILE = """
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 
 class Crashing(Bot):
     description = "Raises on every decision."
@@ -96,9 +96,9 @@ def test_greedy_beats_random_on_duplicate_deals():
 
 
 def test_arena_ratings_are_the_ratings_the_statistics_give_the_same_games(tmp_path):
-    from duckcover import stats
-    from duckcover.plugins import stamp_bot_versions
-    from duckcover.record import to_record
+    from duckcover.players.plugins import stamp_bot_versions
+    from duckcover.saves import stats
+    from duckcover.saves.record import to_record
 
     config = ArenaConfig(("greedy", "random", "hard"), deals=2, seed=9, budget=8)
     figures = report(config, run(config))

@@ -11,17 +11,17 @@ import pytest
 
 pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install -e '.[cluster]')")
 
-from duckcover import cluster  # noqa: E402
-from duckcover.cluster import LoopbackCluster  # noqa: E402
-from duckcover.arena import ArenaConfig, run as run_locally  # noqa: E402
 from duckcover.cli import main  # noqa: E402
+from duckcover.players import cluster  # noqa: E402
+from duckcover.players.arena import ArenaConfig, run as run_locally  # noqa: E402
+from duckcover.players.cluster import LoopbackCluster  # noqa: E402
 
 pytestmark = pytest.mark.keys  # the slow tier: a Dask scheduler and workers in processes of their own
 
 RUN_LIMIT = 240.0  # seconds for a 20-deal run
 
 FILE_BOT = """
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 
 class FirstMove(Bot):
     description = "Plays the first legal move."

@@ -9,15 +9,15 @@ import time
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from duckcover import sandbox
+from duckcover.players import sandbox
 from array import array
 
-from duckcover.arena import ArenaConfig, play_deal, time_figures
-from duckcover.bot import Bot
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
-from duckcover.safety import Referee
-from duckcover.sandbox import BotProcess, ViewEncoder, view_data
+from duckcover.engine import CHOOSING, Game, Phase
+from duckcover.engine.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
+from duckcover.players.arena import ArenaConfig, play_deal, time_figures
+from duckcover.players.bot import Bot
+from duckcover.players.safety import Referee
+from duckcover.players.sandbox import BotProcess, ViewEncoder, view_data
 from duckcover_bots.greedy import GreedyBot
 
 from test_bot_protocol import views_along_a_game
@@ -27,7 +27,7 @@ DECISIONS = 5  # of the bot under test
 
 PLUGINS = f"""
 import time
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 
 class Quick(Bot):
     def choose(self, view):

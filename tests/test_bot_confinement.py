@@ -1,6 +1,6 @@
 """Tests written as the attacker: a bot you did not write tries, through the operating system,
 to read the deal, to stop the game, to reach the terminal, the network or the files, or to
-leave a process behind (issue 17; each attack below worked on the code before duckcover.confine).
+leave a process behind (issue 17; each attack below worked on the code before duckcover.players.confine).
 
 For each attack: the game completes; the honest seats play exactly as beside a passive bot
 (every hostile bot answers with the passive move, or dies and gets the Referee's fallback,
@@ -29,13 +29,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duckcover.confine import (WALLS, Protections, available, keep_private, landlock_abi, readable_paths,
+from duckcover.players.confine import (WALLS, Protections, available, keep_private, landlock_abi, readable_paths,
                                seccomp_available)
-from duckcover.harness import play_game
-from duckcover.plugins import resolve_bot
-from duckcover.record import replay, to_record
-from duckcover.safety import PassiveBot, Referee
-from duckcover.sandbox import BotProcess
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import resolve_bot
+from duckcover.players.safety import PassiveBot, Referee
+from duckcover.players.sandbox import BotProcess
+from duckcover.saves.record import replay, to_record
 
 from helpers import examples
 
@@ -58,7 +58,7 @@ needs_landlock = pytest.mark.skipif(HERE.landlock_abi < 4,
 HEADER = """\
 import os, signal, socket, struct, sys, time
 from collections import Counter
-from duckcover.safety import PassiveBot
+from duckcover.players.safety import PassiveBot
 
 
 def attempt(label, action):
@@ -506,7 +506,7 @@ def test_the_game_process_is_not_dumpable_once_a_bot_can_start(tmp_path):
     import ctypes
 
     path = tmp_path / "idle.py"
-    path.write_text("from duckcover.safety import PassiveBot as Idle\n")
+    path.write_text("from duckcover.players.safety import PassiveBot as Idle\n")
     BotProcess(f"{path}:Idle").close()
     assert available().game_undumpable
     assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE: 0
@@ -538,10 +538,10 @@ def test_no_granted_path_holds_a_private_one(tmp_path_factory, granted, private,
 
 
 def test_an_arena_result_always_says_how_it_was_obtained(tmp_path):
-    from duckcover.arena import ArenaConfig, protections_report
+    from duckcover.players.arena import ArenaConfig, protections_report
 
     bot = tmp_path / "mine.py"
-    bot.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    bot.write_text("from duckcover.players.safety import PassiveBot as Mine\n")
     spec = f"{bot}:Mine"
     confined = protections_report(ArenaConfig((spec, "greedy"), deals=1))
     assert confined["confined_bots"] == [spec]
@@ -572,13 +572,13 @@ def test_every_test_the_bot_docs_cite_exists():
 
 
 def test_the_arena_table_says_how_bots_ran_and_warns_of_each_missing_wall(tmp_path, capsys):
-    from duckcover.arena import ArenaConfig, play_deal, report
     from duckcover.cli import main
     from duckcover.commands.arena import print_table
+    from duckcover.players.arena import ArenaConfig, play_deal, report
 
     bot = tmp_path / "bots" / "mine.py"
     bot.parent.mkdir()
-    bot.write_text("from duckcover.safety import PassiveBot as Mine\n")
+    bot.write_text("from duckcover.players.safety import PassiveBot as Mine\n")
     assert main(["arena", "--bot", f"{bot}:Mine", "--bot", "random", "--games", "1", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert f"How: {HERE.summary()}" in out
@@ -597,7 +597,7 @@ def test_the_arena_table_says_how_bots_ran_and_warns_of_each_missing_wall(tmp_pa
 SIMULATED_USER = """
 import ctypes, struct
 from pathlib import Path
-from duckcover import confine
+from duckcover.players import confine
 
 status = dict(line.split(":\\t") for line in Path("/proc/self/status").read_text().splitlines() if ":\\t" in line)
 mask = int(status["CapEff"], 16) & ~(1 << 8)  # without CAP_SETPCAP, as an ordinary user has
@@ -625,7 +625,7 @@ def test_a_user_who_cannot_empty_the_bounding_set_still_drops_every_capability_i
 # The save of the game in progress holds every round's deck in draw order (the issue: 31 of 31).
 SAVE_THIEF = """
 import json
-from duckcover.cards import parse_flip
+from duckcover.engine.cards import parse_flip
 
 
 class Evil(PassiveBot):
@@ -677,7 +677,7 @@ def test_without_walls_the_save_thief_reads_every_flip(tmp_path):
 # --- the seccomp program, run by a small BPF interpreter (every machine's, not only this one's) ----
 def run_filter(program, arch: int, nr: int, arg0: int) -> int:
     """What the kernel would return for a call: the classic BPF subset the filter uses."""
-    from duckcover import confine
+    from duckcover.players import confine
 
     words = {confine.DATA_NR: nr, confine.DATA_ARCH: arch, confine.DATA_ARG0: arg0 & 0xFFFFFFFF}
     accumulator, pc = 0, 0
@@ -698,7 +698,7 @@ def run_filter(program, arch: int, nr: int, arg0: int) -> int:
 @settings(max_examples=examples(300))
 @given(data=st.data(), arg0=st.integers(-2**31, 2**32 - 1), own=st.integers(2, 2**22))
 def test_the_filter_allows_exactly_what_the_policy_says(machine, data, arg0, own):
-    from duckcover import confine
+    from duckcover.players import confine
 
     table = confine.SYSCALLS[machine]
     named = sorted({n for key, n in table.items() if key != "arch" and n is not None})
@@ -722,7 +722,7 @@ def test_the_filter_allows_exactly_what_the_policy_says(machine, data, arg0, own
 
 
 def test_the_filter_kills_a_call_of_another_architecture_or_the_x32_abi():
-    from duckcover import confine
+    from duckcover.players import confine
 
     program = confine.seccomp_program("x86_64", 100)
     assert run_filter(program, confine.SYSCALLS["aarch64"]["arch"], 0, 0) == confine.RET_KILL_PROCESS

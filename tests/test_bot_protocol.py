@@ -8,12 +8,10 @@ import json
 
 import pytest
 
-from duckcover.cards import CARDS
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.moves import Move
-from duckcover.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
-from duckcover.safety import MalformedMove, fallback_move
-from duckcover.sandbox import move_data, move_from_data, turn_data, view_data, view_from_data
+from duckcover.engine import CARDS, CHOOSING, Game, Move, Phase
+from duckcover.engine.rules import LOW_BLOWS, SURPRISES, TWO_FLIPS, Rules
+from duckcover.players.safety import MalformedMove, fallback_move
+from duckcover.players.sandbox import move_data, move_from_data, turn_data, view_data, view_from_data
 
 
 def plain(view):
@@ -80,10 +78,10 @@ class Hooked(GreedyBot):
 
 
 def test_a_bot_in_its_own_process_hears_every_hook(tmp_path):
-    from duckcover.harness import play_game
-    from duckcover.plugins import resolve_bot
-    from duckcover.safety import Referee
-    from duckcover.sandbox import BotProcess
+    from duckcover.players.harness import play_game
+    from duckcover.players.plugins import resolve_bot
+    from duckcover.players.safety import Referee
+    from duckcover.players.sandbox import BotProcess
 
     path = tmp_path / "hooked.py"
     path.write_text(HOOKED)

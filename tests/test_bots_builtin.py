@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from duckcover.harness import play_game
-from duckcover.plugins import load_bot_class, registered, resolve_bot
-from duckcover.record import to_record
-from duckcover.rules import VARIANTS, Rules
-from duckcover.safety import Referee
+from duckcover.engine import VARIANTS, Rules
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import load_bot_class, registered, resolve_bot
+from duckcover.players.safety import Referee
+from duckcover.saves.record import to_record
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "bots.md"
 RULE_SETS = [Rules()] + [

@@ -8,7 +8,7 @@ from duckcover.cli import main
 
 GOOD = """\
 import os, sys
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 print("import-time chatter")
 os.write(1, b"\\x1b]0;title\\x07")
 class Cautious(Bot):

@@ -1,4 +1,4 @@
-"""The one codec (duckcover.codec): every value the engine can produce survives its trip through
+"""The one codec (duckcover.engine.codec): every value the engine can produce survives its trip through
 JSON on each wire, and anything else is refused with ParseError, never another exception.
 The wire formats themselves are pinned by the golden records (test_golden) and the protocol and
 pipe tests; this file states the codec's own laws."""
@@ -13,14 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import duckcover
-from duckcover import codec
-from duckcover.cards import CARDS, FAMILIES, MAX, REPEAT
-from duckcover.errors import ParseError
-from duckcover.moves import Call, Move, Turn
+from duckcover.engine import CARDS, FAMILIES, MAX, REPEAT, Call, Move, ParseError, Turn, codec
 from duckcover.net import protocol
-from duckcover.record import RecordError, loads, replay
-from duckcover.safety import MalformedMove
-from duckcover.sandbox import move_from_data
+from duckcover.players.safety import MalformedMove
+from duckcover.players.sandbox import move_from_data
+from duckcover.saves.record import RecordError, loads, replay
 from helpers import examples
 
 PLAYERS = st.integers(2, 7)
@@ -166,7 +163,7 @@ def test_each_wire_says_a_malformed_move_in_its_own_error(bad):
 
 
 def test_a_parse_error_is_not_an_illegal_move():
-    from duckcover.errors import IllegalMoveError
+    from duckcover.engine import IllegalMoveError
 
     assert not issubclass(ParseError, IllegalMoveError) and not issubclass(IllegalMoveError, ParseError)
     assert issubclass(protocol.ProtocolError, ParseError)
@@ -184,7 +181,7 @@ def test_a_record_with_a_malformed_move_names_its_seat():
 
 # --- one codec -------------------------------------------------------------------------------------
 def test_no_module_but_the_codec_reads_or_writes_a_move_field():
-    """A move's "card" key is written in duckcover/codec.py only: a second copy would drift."""
+    """A move's "card" key is written in duckcover/engine/codec.py only: a second copy would drift."""
     package = Path(duckcover.__file__).parent
     key = re.compile(r"""["']card["']\s*[:\]]|get\(\s*["']card["']""")
     copies = [str(path.relative_to(package)) for path in package.rglob("*.py")

@@ -1,4 +1,4 @@
-"""The difficulty ladder (duckcover/difficulty.py, bots/ladder.py): one list everywhere, the old
+"""The difficulty ladder (duckcover/players/difficulty.py, bots/ladder.py): one list everywhere, the old
 names kept, even measured steps, "near my rating" on the set-up screen."""
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import pytest
 from textual.widgets import Select
 
 import duckcover
-from duckcover import difficulty, stats
-from duckcover.arena import ArenaConfig, report, run
-from duckcover.difficulty import DIFFICULTIES, LADDER, LADDER_RATINGS, nearest_level
-from duckcover.harness import play_game
-from duckcover.plugins import resolve_bot
-from duckcover.record import to_record
+from duckcover.players import difficulty
+from duckcover.players.arena import ArenaConfig, report, run
+from duckcover.players.difficulty import DIFFICULTIES, LADDER, LADDER_RATINGS, nearest_level
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import resolve_bot
+from duckcover.saves import stats
+from duckcover.saves.record import to_record
 
 LOCALES = Path(duckcover.__file__).parent / "locales"
 
@@ -71,8 +72,8 @@ def test_each_lower_step_beats_the_one_below_on_duplicate_deals():
 @pytest.mark.keys  # the slow tier: the app's set-up screen
 async def test_the_set_up_screen_shows_each_levels_rating_and_near_my_rating_picks_one(tmp_path, monkeypatch):
     from duckcover.app import AppOptions, create_app
-    from duckcover.app.screens import SetupScreen
-    from duckcover.ratings import Rating, Standing
+    from duckcover.app.screens.core import SetupScreen
+    from duckcover.saves.ratings import Rating, Standing
 
     monkeypatch.setattr(stats, "ratings", lambda db=None, use_cache=True: {
         "name:You": Standing("name:You", Rating(LADDER_RATINGS["casual"][0] + 1, 2.0))})

@@ -1,7 +1,7 @@
 """What the README and docs state about the data must be what the package ships."""
 from pathlib import Path
 
-from duckcover.cards import packaged_splashes
+from duckcover.engine.cards import packaged_splashes
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from duckcover.cards import CARDS
-from duckcover.game import Game, Phase, captain_cards
-from duckcover.harness import DecisionRandom, play_game
-from duckcover.moves import Move
-from duckcover.rules import ARTISTS_PACK, COOPERATIVE, VARIANTS, Rules
+from duckcover.engine import CARDS, Move
+from duckcover.engine.game import Game, Phase, captain_cards
+from duckcover.engine.rules import ARTISTS_PACK, COOPERATIVE, VARIANTS, Rules
+from duckcover.players.harness import DecisionRandom, play_game
 from duckcover_bots.expert import ExpertBot
 from duckcover_bots.greedy import GreedyBot
 

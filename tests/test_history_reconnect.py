@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 
-from duckcover import i18n
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import RemoteApp, RemoteTableScreen
+from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
 
 from test_app_history_words import explanations  # noqa: F401 - a fixture

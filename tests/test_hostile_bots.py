@@ -13,11 +13,11 @@ import textwrap
 
 import pytest
 
-from duckcover.harness import play_game
-from duckcover.plugins import resolve_bot
-from duckcover.record import replay, to_record
-from duckcover.safety import PassiveBot, Referee
-from duckcover.sandbox import BotProcess
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import resolve_bot
+from duckcover.players.safety import PassiveBot, Referee
+from duckcover.players.sandbox import BotProcess
+from duckcover.saves.record import replay, to_record
 
 pytestmark = pytest.mark.keys  # the slow tier: bots in processes of their own, killed and restarted
 
@@ -28,10 +28,10 @@ SEED, KEY = 2**100 + 12345, bytes(range(16))
 HEADER = """\
 import gc, os, sys, time
 from types import MappingProxyType
-from duckcover.bot import Bot
-from duckcover.cards import CARDS
-from duckcover.moves import Move
-from duckcover.safety import PassiveBot, passive_move
+from duckcover.engine.cards import CARDS
+from duckcover.engine.moves import Move
+from duckcover.players.bot import Bot
+from duckcover.players.safety import PassiveBot, passive_move
 """
 
 HOSTILE = {
@@ -253,7 +253,7 @@ def test_a_bot_restarted_after_an_overrun_plays_the_very_next_decision(tmp_path,
 
 
 def test_an_overrun_in_a_fast_arena_game_costs_one_fallback_in_every_game(tmp_path):
-    from duckcover.arena import ArenaConfig, play_deal
+    from duckcover.players.arena import ArenaConfig, play_deal
 
     path = tmp_path / "once.py"
     path.write_text(HEADER + textwrap.dedent("""

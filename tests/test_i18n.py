@@ -3,7 +3,7 @@ import string
 
 import pytest
 
-from duckcover import i18n
+from duckcover.common import i18n
 
 
 def placeholders(text: str) -> set[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from duckcover import i18n
+from duckcover.common import i18n
 
 PACKAGE = Path(__file__).resolve().parent.parent / "duckcover"
 SOURCES = sorted(PACKAGE.rglob("*.py"))

@@ -3,8 +3,8 @@
 import os
 from pathlib import Path
 
-from duckcover.cards import default_splashes, packaged_splashes, user_splashes_path
-from duckcover.paths import data_dir
+from duckcover.engine.cards import default_splashes, packaged_splashes, user_splashes_path
+from duckcover.saves.paths import data_dir
 
 
 def test_the_packaged_splash_table_is_in_force():

@@ -12,14 +12,15 @@ from hypothesis import strategies as st
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from duckcover import i18n, storage
-from duckcover.app.games_screen import GamesScreen
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, WaitingScreen
+from duckcover.app.screens.games import GamesScreen
 from duckcover.app.words import coded_text, error_text, peer_refusal_text
-from duckcover.i18n import LANGUAGES, catalogue
+from duckcover.common import i18n
+from duckcover.common.i18n import LANGUAGES, catalogue
 from duckcover.net.server import Identity, TableServer
-from duckcover.record import RecordError, replay
+from duckcover.saves import storage
+from duckcover.saves.record import RecordError, replay
 from helpers import STANDARD, run_replay, write_json
 from serve_helpers import ProtocolClient
 from test_refusals_translated import engine_refusals
@@ -305,8 +306,7 @@ def test_every_counted_noun_has_a_singular_form(lang):
 
 
 def one_turn_game():
-    from duckcover.game import Game
-    from duckcover.rules import Rules
+    from duckcover.engine import Game, Rules
 
     game = Game(["Ann", "Ben"], Rules(), 3)
     game.flip()
@@ -321,7 +321,7 @@ def one_turn_game():
     ("fr", "Manche 1 : en cours après 1 carte retournée."),
 ])
 def test_the_scorepad_counts_one_flip_in_the_singular(lang, one):
-    from duckcover.scorepad import describe_end
+    from duckcover.common.scorepad import describe_end
 
     game = one_turn_game()
     assert game.turn_number == 1 or len(game.round.turns) == 1
@@ -337,7 +337,7 @@ def test_the_scorepad_counts_one_flip_in_the_singular(lang, one):
 def test_a_rating_over_one_game_is_said_in_the_singular(lang, one, two):
     from types import SimpleNamespace
 
-    from duckcover.app.stats_screen import rating_chart
+    from duckcover.app.screens.stats import rating_chart
 
     i18n.set_language(lang)
     for history, words in (([25.0], one), ([25.0, 26.5], two)):
@@ -351,7 +351,7 @@ def test_a_rating_over_one_game_is_said_in_the_singular(lang, one, two):
     ("fr", "(1 partie)", "en 1 décision ("),
 ])
 def test_the_top_ten_and_the_review_count_one_in_the_singular(lang, game, decision):
-    from duckcover.i18n import tn
+    from duckcover.common.i18n import tn
 
     i18n.set_language(lang)
     assert tn("net.top_line", 1, rank=1, name="Ann", ordinal="3.0").endswith(game)
@@ -366,7 +366,7 @@ def test_the_top_ten_and_the_review_count_one_in_the_singular(lang, game, decisi
      "variante inconnue 'colour'"),
 ])
 def test_the_set_up_screens_rounds_field_is_refused_in_the_language(lang, syntax, unknown):
-    from duckcover.rules import rules_with_variants
+    from duckcover.engine import rules_with_variants
 
     errors = []
     for spec in ("competition:x", "colour:3"):

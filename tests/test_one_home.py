@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import duckcover
 import duckcover_bots
-from duckcover.cards import CARDS
-from duckcover.grid import costliest_cover, neighbours
-from duckcover.rules import BOX_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Rules
+from duckcover.engine import CARDS
+from duckcover.engine.grid import costliest_cover, neighbours
+from duckcover.engine.rules import BOX_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Rules
 from helpers import examples
 
 SOURCES = [*Path(duckcover.__file__).parent.rglob("*.py"), *Path(duckcover_bots.__file__).parent.rglob("*.py")]
@@ -42,7 +42,8 @@ def test_seat_limits_are_numbers_in_the_rules_only():
 
 
 def test_every_table_maker_seats_what_the_rules_say():
-    from duckcover.app import remote, screens
+    from duckcover.app import remote
+    from duckcover.app.screens import core as screens
     from duckcover.commands import play
     from duckcover.net import server
 
@@ -53,7 +54,7 @@ def test_every_table_maker_seats_what_the_rules_say():
 
 
 def test_bot_names_are_written_once():
-    """The names bots sit under are one tuple (duckcover/difficulty.py) the app and server read."""
+    """The names bots sit under are one tuple (duckcover/players/difficulty.py) the app and server read."""
     copies = [path.name for path, tree in _trees() for node in ast.walk(tree)
               if isinstance(node, ast.Constant) and node.value == "Jackson"]
     assert copies == ["difficulty.py"]
@@ -95,8 +96,8 @@ def test_the_costliest_cover_is_the_first_adjacent_stack_worth_most(position, va
 
 
 def test_greedy_and_the_fallback_play_the_costliest_cover():
-    from duckcover.game import Game, Phase
-    from duckcover.safety import passive_move
+    from duckcover.engine import Game, Phase
+    from duckcover.players.safety import passive_move
     from duckcover_bots.greedy import GreedyBot
 
     checked = 0
@@ -128,8 +129,8 @@ def test_the_app_asks_the_view_who_quacks():
 
     from duckcover.app.controller import TurnController
     from duckcover.app.options import SeatSpec
-    from duckcover.game import Game, Phase
-    from duckcover.rules import TWO_FLIPS
+    from duckcover.engine import Game, Phase
+    from duckcover.engine.rules import TWO_FLIPS
 
     assert "must_quack" in inspect.getsource(TurnController.quacking_humans)
     quacked = 0
@@ -156,8 +157,7 @@ def test_the_app_asks_the_view_who_quacks():
 def test_the_repeat_rule_is_stated_once_and_captain_cards_follows_it():
     import inspect
 
-    from duckcover import game
-    from duckcover.cards import MAX, REPEAT
+    from duckcover.engine import MAX, REPEAT, game
 
     assert game.repeated(None, REPEAT, gift=False) is None  # nothing to repeat: a dead call
     assert game.repeated(7, REPEAT, gift=False) == 7 and game.repeated(7, 9, gift=False) == 9

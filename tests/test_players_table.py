@@ -5,13 +5,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.harness import bot_key_for, decide, prepare
+from duckcover.engine import CHOOSING, Game, Phase
+from duckcover.players.harness import bot_key_for, decide, prepare
 from duckcover.players.table import (BY_PLAYER, BY_STANDIN, BY_TIME, NOT_LEGAL, NOTHING_TO_CHOOSE, ChoiceOpened,
                                      Chosen, Flipped, Revealed, Table)
-from duckcover.record import to_record
-from duckcover.rules import Rules
-from duckcover.safety import fallback_move
+from duckcover.engine import Rules
+from duckcover.players.safety import fallback_move
+from duckcover.saves.record import to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 

@@ -3,16 +3,16 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from duckcover import plugins
-from duckcover.bot import Bot
 from duckcover.cli import main
-from duckcover.difficulty import DIFFICULTIES
-from duckcover.plugins import BotLoadError, available_bots, load_bot_class, resolve_bot
+from duckcover.players import plugins
+from duckcover.players.bot import Bot
+from duckcover.players.difficulty import DIFFICULTIES
+from duckcover.players.plugins import BotLoadError, available_bots, load_bot_class, resolve_bot
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 
 FILE_BOT = """
-from duckcover.bot import Bot
+from duckcover.players.bot import Bot
 
 class FirstBot(Bot):
     name = "first"
@@ -59,11 +59,11 @@ def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monke
 
 
 def test_only_the_bots_that_came_with_duckcover_run_in_the_games_process(tmp_path, monkeypatch, bot_file):
-    from duckcover.harness import play_game
-    from duckcover.plugins import is_builtin, is_installed
-    from duckcover.sandbox import seat_bot
-    from duckcover.safety import Referee
-    from duckcover.sandbox import BotProcess
+    from duckcover.players.harness import play_game
+    from duckcover.players.plugins import is_builtin, is_installed
+    from duckcover.players.safety import Referee
+    from duckcover.players.sandbox import seat_bot
+    from duckcover.players.sandbox import BotProcess
 
     install_third_party(tmp_path, monkeypatch)
     assert is_builtin("greedy") and is_builtin("hard") and not is_builtin("first")
@@ -116,8 +116,8 @@ def test_hard_maps_to_the_expert_once_it_is_registered():
         ("no_such_module_xyz:Bot", "cannot import no_such_module_xyz: ModuleNotFoundError"),
         ("duckcover_bots.greedy", "say which class"),
         ("duckcover_bots.greedy:Nope", "has no Nope"),
-        ("duckcover.moves:Move", "is not a subclass of duckcover.bot.Bot"),
-        ("duckcover.bot:Bot", "does not define choose(view)"),
+        ("duckcover.engine.moves:Move", "is not a subclass of duckcover.players.bot.Bot"),
+        ("duckcover.players.bot:Bot", "does not define choose(view)"),
         ("missing/dir/bot.py:X", "no such file missing/dir/bot.py"),
     ],
 )

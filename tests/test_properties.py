@@ -10,14 +10,11 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duckcover import record
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.errors import IllegalMoveError
-from duckcover.harness import decide, play_game, prepare
-from duckcover.moves import Move
-from duckcover.cards import MAX, REPEAT
-from duckcover.cards import packaged_splashes
-from duckcover.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS, Rules
+from duckcover.engine import CHOOSING, MAX, REPEAT, Game, IllegalMoveError, Move, Phase
+from duckcover.engine.cards import packaged_splashes
+from duckcover.engine.rules import CONSTRAINTS, COOPERATIVE, LOW_BLOWS, TWO_FLIPS, Rules
+from duckcover.players.harness import decide, play_game, prepare
+from duckcover.saves import record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import canonical, examples, rules, walk

@@ -1,4 +1,4 @@
-"""Ratings (duckcover/ratings.py): derived from the finished games in the statistics database,
+"""Ratings (duckcover/saves/ratings.py): derived from the finished games in the statistics database,
 in order, by OpenSkill's PlackettLuce; only the replayed moves count.
 
 Regenerate the golden file deliberately (and review the diff):
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from duckcover import ratings, stats
-from duckcover.harness import play_game
-from duckcover.record import to_record
-from duckcover.ratings import RatedGame, Rating, compute, ranks
+from duckcover.players.harness import play_game
+from duckcover.saves import ratings, stats
+from duckcover.saves.ratings import RatedGame, Rating, compute, ranks
+from duckcover.saves.record import to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 
@@ -121,7 +121,7 @@ def test_a_new_bot_version_starts_fresh(db):
 
 
 def test_a_bot_is_its_difficulty_and_version_never_a_name(db):
-    from duckcover.plugins import stamp_bot_versions
+    from duckcover.players.plugins import stamp_bot_versions
 
     record = seeded_record(2, 3, bots=("hard", None, "easy"))
     for player in record["players"]:
@@ -321,11 +321,11 @@ def test_the_app_stamps_who_each_bot_seat_is_into_its_record(db):
 
 
 def test_a_file_bots_version_is_its_source_hash_and_the_file_never_runs_here(tmp_path):
-    from duckcover.plugins import bot_version
+    from duckcover.players.plugins import bot_version
 
     marker = tmp_path / "ran"
     path = tmp_path / "mine.py"
-    path.write_text(f"open({str(marker)!r}, 'w').close()\nfrom duckcover.bot import Bot\n"
+    path.write_text(f"open({str(marker)!r}, 'w').close()\nfrom duckcover.players.bot import Bot\n"
                     "class Mine(Bot):\n    def choose(self, view):\n        return None\n")
     first = bot_version(f"{path}:Mine")
     assert first.startswith("sha256:") and not marker.exists()

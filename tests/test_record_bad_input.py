@@ -255,8 +255,8 @@ def test_missing_required_field_is_refused(tmp_path, field):
 
 
 def _finished_record():
-    from duckcover import record
-    from duckcover.harness import play_game
+    from duckcover.players.harness import play_game
+    from duckcover.saves import record
     from duckcover_bots.greedy import GreedyBot
     from helpers import rules
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from duckcover import record
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.harness import decide, play_game, prepare
+from duckcover.engine import CHOOSING, Game, Phase
+from duckcover.players.harness import decide, play_game, prepare
+from duckcover.saves import record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import STANDARD, rules

@@ -11,9 +11,8 @@ import duckcover
 from duckcover.app.controller import TurnController
 from duckcover.app.options import SeatSpec
 from duckcover.app.words import refusal_text
-from duckcover.errors import IllegalMoveError
-from duckcover.i18n import LANGUAGES, catalogue, set_language
-from duckcover.moves import Move
+from duckcover.common.i18n import LANGUAGES, catalogue, set_language
+from duckcover.engine import IllegalMoveError, Move
 from helpers import STANDARD, card, new_game, run_replay
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "g4_greedy_seed1.json"

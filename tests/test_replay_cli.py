@@ -1,8 +1,8 @@
 """`duckcover replay FILE --json` (RECORD.md "Output"): run as a user would, in a subprocess."""
 import json
 
-from duckcover import record
-from duckcover.harness import play_game
+from duckcover.players.harness import play_game
+from duckcover.saves import record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import STANDARD, rules, run_replay

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from duckcover import review as rv
-from duckcover.harness import play_game
-from duckcover.codec import encode_move as move_json
-from duckcover.record import dumps, read_file, replay, to_record
+from duckcover.engine.codec import encode_move as move_json
+from duckcover.players import review as rv
+from duckcover.players.harness import play_game
+from duckcover.saves.record import dumps, read_file, replay, to_record
 from duckcover_bots.random_bot import RandomBot
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

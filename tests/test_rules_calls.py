@@ -1,10 +1,7 @@
 """RULES.md "A turn", step 2: what a flip calls (number, Max, Repeat) and who quacks."""
 import pytest
 
-from duckcover.cards import MAX, REPEAT
-from duckcover.errors import IllegalMoveError
-from duckcover.game import Phase
-from duckcover.moves import Move
+from duckcover.engine import MAX, REPEAT, IllegalMoveError, Move, Phase
 from helpers import STANDARD, card, new_game, rules, turn
 
 

@@ -2,9 +2,8 @@
 rules forbid (IllegalMoveError). Callers tell them apart by type."""
 import pytest
 
-from duckcover import record
-from duckcover.errors import DuckError, IllegalMoveError, ParseError, RulesError
-from duckcover.moves import Move
+from duckcover.engine import DuckError, IllegalMoveError, Move, ParseError, RulesError
+from duckcover.saves import record
 from helpers import STANDARD, card, new_game
 
 

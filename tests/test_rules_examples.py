@@ -1,6 +1,5 @@
 """The rulebook's worked examples (sources/001_*: "Example of a Game Round", "Example of Round End")."""
-from duckcover.cards import REPEAT
-from duckcover.game import Phase
+from duckcover.engine import REPEAT, Phase
 from helpers import card, layout, new_game, rules, turn
 
 CONNIE, JACKSON, DAN, GWEN = range(4)
@@ -46,7 +45,7 @@ def test_example_game_round_connie_jackson_dan_gwen():
 
 
 def _move(seat, to):
-    from duckcover.moves import Move
+    from duckcover.engine import Move
 
     return Move(card(seat, 5), to)
 

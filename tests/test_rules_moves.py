@@ -3,11 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duckcover.cards import CARDS
-from duckcover.errors import IllegalMoveError
-from duckcover.game import Phase
-from duckcover.grid import duck_targets, neighbours
-from duckcover.moves import Move
+from duckcover.engine import CARDS, IllegalMoveError, Move, Phase, duck_targets, neighbours
 from helpers import STANDARD, card, examples, new_game, tops, turn
 
 

@@ -1,10 +1,8 @@
 """RULES.md "A turn", steps 1, 4 and 5: where the flipped card goes, reshuffles, how a round ends."""
 import pytest
 
-from duckcover import game as game_module
-from duckcover.cards import MAX, REPEAT
-from duckcover.game import Game, Phase
-from duckcover.rules import TURN_CAP, Rules
+from duckcover.engine import MAX, REPEAT, Game, Phase, game as game_module
+from duckcover.engine.rules import TURN_CAP, Rules
 from helpers import STANDARD, DuckBot, finish_round, new_game, rules, turn
 
 # Pairs (k, k+1) side by side in the STANDARD layout: k+1 covers k, then both k's are quacked.
@@ -69,7 +67,7 @@ def test_card_goes_to_discard_area_if_everyone_quacked():
 
 
 def _play_until_draw_is_empty(game, bots):
-    from duckcover.harness import decide, prepare
+    from duckcover.players.harness import decide, prepare
 
     prepare(bots)
     while game.draw_size:
@@ -160,7 +158,7 @@ def test_turn_cap_is_read_by_the_engine(monkeypatch):
 
 
 def test_no_flip_after_the_round_ended():
-    from duckcover.errors import IllegalMoveError
+    from duckcover.engine import IllegalMoveError
 
     game = _single_stack_game()
     with pytest.raises(IllegalMoveError):

@@ -1,9 +1,9 @@
 """RULES.md "Scoring and the game": plus/minus, three rounds, lowest total, tie-breaks."""
 import pytest
 
-from duckcover.errors import IllegalMoveError
-from duckcover.game import Game, Phase, game_outcome
-from duckcover.harness import play_game
+from duckcover.engine import IllegalMoveError
+from duckcover.engine.game import Game, Phase, game_outcome
+from duckcover.players.harness import play_game
 from duckcover_bots.greedy import GreedyBot
 from helpers import SPLASHES, finish_round, rules
 

@@ -3,10 +3,9 @@ from collections import Counter
 
 import pytest
 
-from duckcover.cards import CARDS, FAMILIES, MAX, REPEAT, packaged_splashes
-from duckcover.errors import RulesError
-from duckcover.game import Game, Phase, check_layout
-from duckcover.rules import Rules
+from duckcover.engine import Rules, RulesError
+from duckcover.engine.cards import CARDS, FAMILIES, MAX, REPEAT, packaged_splashes
+from duckcover.engine.game import Game, Phase, check_layout
 from helpers import SPLASHES, STANDARD, finish_round, layout, new_game, rules
 
 
@@ -70,8 +69,8 @@ def test_a_dealt_layout_is_the_shuffle_of_1_to_12_in_rows():
     shuffle: it must deal the same layouts (seeded games depend on it) and draw as many keys."""
     import random
 
-    from duckcover.cards import NUMBERS
-    from duckcover.game import random_layout, shuffled
+    from duckcover.engine import NUMBERS
+    from duckcover.engine.game import random_layout, shuffled
 
     for seed in range(300):
         dealt, general = random.Random(seed), random.Random(seed)
@@ -126,7 +125,7 @@ def test_a_box_owner_can_override_the_splash_table(tmp_path):
 
     table = tmp_path / "splashes.json"
     table.write_text(json.dumps({"splashes": [0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 6]}), encoding="utf-8")
-    code = "from duckcover.rules import Rules; print(list(Rules().splashes))"
+    code = "from duckcover.engine.rules import Rules; print(list(Rules().splashes))"
     env = {**os.environ, "DUCKCOVER_SPLASHES": str(table)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "[0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 6]"

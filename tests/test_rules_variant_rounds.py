@@ -3,13 +3,13 @@ import json
 
 import pytest
 
-from duckcover import cli, record
+from duckcover import cli
 from duckcover.commands.play import build_options
-from duckcover.errors import RulesError
-from duckcover.game import Game
-from duckcover.harness import play_game
-from duckcover.record import RecordError
-from duckcover.rules import (
+from duckcover.engine import Game, RulesError
+from duckcover.players.harness import play_game
+from duckcover.saves import record
+from duckcover.saves.record import RecordError
+from duckcover.engine.rules import (
     COMPETITION, CONSTRAINTS, LOW_BLOWS, PRESSURE, SURPRISES, TWO_FLIPS, Rules, parse_variant, rules_with_variants,
 )
 from duckcover_bots.greedy import GreedyBot

@@ -3,14 +3,9 @@ from collections import Counter
 
 import pytest
 
-from duckcover import record
-from duckcover.cards import MAX, REPEAT
-from duckcover.errors import IllegalMoveError, RulesError
-from duckcover.game import Game, Phase
-from duckcover.harness import play_game
-from duckcover.moves import Move
-from duckcover.rules import Rules
-from duckcover.view import PlayerView
+from duckcover.engine import MAX, REPEAT, Game, IllegalMoveError, Move, Phase, PlayerView, Rules, RulesError
+from duckcover.players.harness import play_game
+from duckcover.saves import record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import STANDARD, DuckBot, card, every_card, finish_round, layout, new_game, rules, tops, turn
@@ -124,7 +119,7 @@ def test_constraints_max_key_ranks_1_to_3_below_every_card():
 
 
 def test_constraints_a_seat_showing_only_1_to_3_does_nothing_on_max():
-    from duckcover.game import highest
+    from duckcover.engine.game import highest
 
     table = rules("constraints")
     only_low = {card(0, 1): (0, 0), card(0, 3): (1, 0)}

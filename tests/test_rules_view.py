@@ -3,9 +3,7 @@ import random
 
 import pytest
 
-from duckcover.cards import CARDS
-from duckcover.game import Game, Phase
-from duckcover.moves import Move
+from duckcover.engine import CARDS, Game, Move, Phase
 from helpers import STANDARD, canonical, card, new_game, rules, turn, walk
 
 def _midgame(seed=3):

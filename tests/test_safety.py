@@ -7,14 +7,12 @@ from types import MappingProxyType
 
 import pytest
 
-from duckcover.bot import Bot
-from duckcover.cards import CARDS
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.harness import play_game
-from duckcover.moves import Move
-from duckcover.record import replay, to_record
-from duckcover.rules import LOW_BLOWS, Rules
-from duckcover.safety import Fallback, Referee, add_fallbacks, fallback_move, sanitize
+from duckcover.engine import CARDS, CHOOSING, Game, Move, Phase
+from duckcover.engine.rules import LOW_BLOWS, Rules
+from duckcover.players.bot import Bot
+from duckcover.players.harness import play_game
+from duckcover.players.safety import Fallback, Referee, add_fallbacks, fallback_move, sanitize
+from duckcover.saves.record import replay, to_record
 from duckcover_bots.random_bot import RandomBot
 
 SHORT = 0.05  # hard limit (s) for the seats of the deliberately slow bots
@@ -353,7 +351,7 @@ def test_seats_without_a_bot_are_left_to_the_caller():
 
 
 def test_the_hard_limit_follows_a_bots_own_time_limit():
-    from duckcover.safety import hard_limit_for
+    from duckcover.players.safety import hard_limit_for
 
     bot = RandomBot()
     assert hard_limit_for(bot, 10.0) == 10.0 and hard_limit_for(bot, None) is None
@@ -374,7 +372,7 @@ def test_a_bot_that_exits_the_interpreter_only_loses_its_move(hard_limit):
 
 
 def test_a_bots_time_limit_can_only_lower_the_cut_off():
-    from duckcover.safety import hard_limit_for
+    from duckcover.players.safety import hard_limit_for
 
     class Asks(RandomBot):
         pass

@@ -12,17 +12,17 @@ import sys
 
 import pytest
 
-from duckcover import stats, storage
 from duckcover.app import AppOptions, SeatSpec, create_app, quick_seats
 from duckcover.app.app import DuckCoverApp
+from duckcover.saves import stats, storage
 from autoplay import settle, step
 from duckcover.app.controller import TurnController
-from duckcover.app.games_screen import GamesScreen
-from duckcover.app.screens import TitleScreen
-from duckcover.app.table import TableScreen
+from duckcover.app.screens.core import TitleScreen
+from duckcover.app.screens.games import GamesScreen
+from duckcover.app.table.screen import TableScreen
 from duckcover.cli import build_parser
 from duckcover.commands import play
-from duckcover.record import replay
+from duckcover.saves.record import replay
 from untrusted_payloads import finished_record, read_terminal
 
 pytestmark = pytest.mark.keys  # the slow tier: the app, and duckcover in subprocesses
@@ -145,7 +145,7 @@ async def test_two_instances_on_one_data_directory(tmp_path):
         assert other.returncode == 2 and "open in another duckcover" in other.stderr
         other = second_instance(tmp_path, f"import sys; from duckcover.cli import main; sys.exit(main(['play', '--resume', '{mine.name}']))")
         assert other.returncode == 2 and "open in another duckcover" in other.stderr
-        other = second_instance(tmp_path, f"from duckcover import storage; from pathlib import Path; storage.delete_saved(Path({str(mine)!r}))")
+        other = second_instance(tmp_path, f"from duckcover.saves import storage; from pathlib import Path; storage.delete_saved(Path({str(mine)!r}))")
         assert other.returncode == 1 and "GameInUse" in other.stderr
         assert mine.read_bytes() == before
         # A second app in this process is a second owner too (flock is per open file).
@@ -239,9 +239,9 @@ def test_the_data_directory_and_a_save_are_this_users_only(tmp_path):
     """A save holds the round's deck and the seed: its folders are made 0700 and the file 0600."""
     import stat
 
-    from duckcover.game import Game
-    from duckcover.record import to_record
-    from duckcover.storage import claim, new_game_path, save_unfinished
+    from duckcover.engine import Game
+    from duckcover.saves.record import to_record
+    from duckcover.saves.storage import claim, new_game_path, save_unfinished
 
     root = tmp_path / "fresh" / "data"
     path = new_game_path(root)

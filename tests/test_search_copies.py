@@ -3,11 +3,9 @@ import random
 
 import pytest
 
-from duckcover.errors import IllegalMoveError, RulesError
-from duckcover.game import CHOOSING, Game, Phase
-from duckcover.harness import decide, prepare
-from duckcover.moves import Move
-from duckcover.rules import LOW_BLOWS, Rules
+from duckcover.engine import CHOOSING, Game, IllegalMoveError, Move, Phase, RulesError
+from duckcover.engine.rules import LOW_BLOWS, Rules
+from duckcover.players.harness import decide, prepare
 from duckcover_bots.greedy import GreedyBot
 from helpers import rules
 

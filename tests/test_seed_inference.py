@@ -10,12 +10,12 @@ import math
 import random
 from collections import Counter
 
-from duckcover.arena import ArenaConfig, deal_seed, play_deal
-from duckcover.bot import Bot
-from duckcover.game import _seed_rng, random_layout, shuffled
-from duckcover.harness import new_bot_key, play_game
-from duckcover.plugins import load_bot_class, resolve_bot
-from duckcover.safety import Referee
+from duckcover.engine.game import _seed_rng, random_layout, shuffled
+from duckcover.players.arena import ArenaConfig, deal_seed, play_deal
+from duckcover.players.bot import Bot
+from duckcover.players.harness import new_bot_key, play_game
+from duckcover.players.plugins import load_bot_class, resolve_bot
+from duckcover.players.safety import Referee
 
 PLAYERS = 3
 

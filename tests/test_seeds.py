@@ -1,4 +1,4 @@
-"""One maker of seeds (duckcover.game.new_seed): every game dealt without a given seed gets
+"""One maker of seeds (duckcover.engine.game.new_seed): every game dealt without a given seed gets
 128 random bits, whether it starts in the engine, the app, the arena or on a server. A 32-bit
 seed falls in minutes to matching the face-up layouts against every candidate (the docstring
 of new_seed); these tests fail if any of those doors goes back to a short seed."""
@@ -8,10 +8,10 @@ import ast
 from pathlib import Path
 
 import duckcover
-from duckcover import harness
 from duckcover.commands import arena as arena_command
-from duckcover.game import Game, new_seed
+from duckcover.engine import Game, new_seed
 from duckcover.net.server import Identity, TableServer
+from duckcover.players import harness
 
 from serve_helpers import ProtocolClient
 

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from duckcover import i18n
+from duckcover.common import i18n
 from duckcover.net import sshfront
 from duckcover.net.server import CODE_PREFIX, TABLES_PER_NAME, Identity, TableServer, login_identity
 from duckcover.net.sshfront import (CLIENT_ADDRESS_SPACE, MAX_COLUMNS, MAX_ROWS, clamped_size, safe_term,
@@ -130,7 +130,7 @@ async def test_an_abandoned_table_ends_and_is_kept_as_abandoned(server, tmp_path
         await asyncio.sleep(0.05)
     kept = list((tmp_path / "serve" / "abandoned").glob(f"*-{table.id}.json"))
     assert len(kept) == 1
-    from duckcover.record import read_file, replay
+    from duckcover.saves.record import read_file, replay
     game = replay(read_file(kept[0]))
     assert game.turn_number == table.game.turn_number and not game.over  # a game in progress, as it stood
     assert not list((tmp_path / "serve" / "tables").glob(f"{table.id}*"))

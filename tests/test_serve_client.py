@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from autoplay import keys_to
-from duckcover import i18n
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
-from duckcover.app.screens import RoundEndScreen
+from duckcover.app.screens.core import RoundEndScreen
+from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
 
 SIZE = (80, 24)

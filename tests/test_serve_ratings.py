@@ -7,11 +7,12 @@ import asyncio
 
 import pytest
 
-from duckcover import i18n, stats
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, WaitingScreen
+from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
-from duckcover.ratings import RatedGame, account_key
+from duckcover.saves import stats
+from duckcover.saves.ratings import RatedGame, account_key
 
 from serve_helpers import ProtocolClient, join, play_until
 
@@ -91,7 +92,7 @@ async def test_another_key_with_the_same_user_name_is_another_player(server):
 
 def seed_ratings(server, count: int) -> dict:
     """`count` accounts with distinct ratings, as the server's own statistics would hold them."""
-    from duckcover.ratings import compute
+    from duckcover.saves.ratings import compute
 
     players = [f"p{i:02d}" for i in range(count)]
     games = [RatedGame(i, tuple(account_key(name, None) for name in players), tuple(range(count)))

@@ -14,9 +14,8 @@ import pytest
 import duckcover.app as app_module
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import RemoteApp
-from duckcover.game import Game
+from duckcover.engine import Game, Rules
 from duckcover.net.server import Seat, Table
-from duckcover.rules import Rules
 
 SIZES = [(80, 24), (120, 40)]
 TABLES = [

@@ -86,7 +86,7 @@ def log_flips(screen: bytes) -> dict[tuple[int, int], str]:
 
 def record_flips(record: dict) -> dict[tuple[int, int], str]:
     from duckcover.app.words import flip_word
-    from duckcover.cards import parse_flip
+    from duckcover.engine import parse_flip
 
     lines = {}
     for r, entry in enumerate(record["rounds"], start=1):
@@ -412,10 +412,10 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
     """Three players at their own 80x24 terminals, keys only, and a bot: every screen's log
     shows the same flips as the record, round by round, and ends on the record's result.
     (At --speed instant: the same game, without the pauses that let people read.)"""
-    from duckcover import i18n
     from duckcover.app.controller import TurnController
-    from duckcover.app.screens import winner_text
-    from duckcover.record import replay
+    from duckcover.app.screens.core import winner_text
+    from duckcover.common import i18n
+    from duckcover.saves.record import replay
 
     proc, port, _ = start_server(tmp_path, "--grace", "600", "--speed", "instant")
     try:
@@ -429,10 +429,10 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         procs[0].stdin.write(b"c")
         await read_until(procs[0].stdout, b"A new table", seen[0])
         # Seat 3 from a medium bot to an open seat: Tab to its list, open it, up past the
-        # difficulties listed before medium (duckcover.difficulty), choose. Each step waits for the
+        # difficulties listed before medium (duckcover.players.difficulty), choose. Each step waits for the
         # screen (on a loaded machine a fixed pause was not enough: the arrows came before the list
         # was open).
-        from duckcover.difficulty import DIFFICULTIES
+        from duckcover.players.difficulty import DIFFICULTIES
 
         procs[0].stdin.write(b"\t\t\t\r")
         await read_until(procs[0].stdout, b"Hard (expert)", seen[0])  # the list is open

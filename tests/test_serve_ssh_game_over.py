@@ -65,7 +65,7 @@ async def test_n_then_q_after_an_ssh_game_shows_the_new_table_then_the_lobby_and
             await until_gone(guest, seen, "Seat 3")
             guest.stdin.write(TAB + ENTER)
             await until_shown(guest, seen, "Hard (")
-            from duckcover.difficulty import DIFFICULTIES
+            from duckcover.players.difficulty import DIFFICULTIES
 
             guest.stdin.write(DOWN * (1 + list(DIFFICULTIES).index("medium")) + ENTER)
             await until_gone(guest, seen, "Hard (")
@@ -107,9 +107,9 @@ async def test_an_error_in_a_guests_app_is_one_line_for_the_guest_and_logged_on_
 
     import pytest
 
-    from duckcover import i18n
     from duckcover.app.options import AppOptions
     from duckcover.app.remote import CRASH_LOG, LobbyScreen, RemoteApp, report_crash
+    from duckcover.common import i18n
     from duckcover.net.server import Identity, TableServer
 
     i18n.set_language("en")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from duckcover import i18n
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen
-from duckcover.game import CHOOSING
+from duckcover.common import i18n
+from duckcover.engine import CHOOSING
 from duckcover.net.server import Identity, TableServer
-from duckcover.record import read_turn_seats
+from duckcover.saves.record import read_turn_seats
 
 from serve_helpers import ProtocolClient
 from test_serve_client import press_what_is_asked, settle

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from duckcover import stats, storage
-from duckcover.cards import flip_name
+from duckcover.engine import flip_name
 from duckcover.net import protocol as p
 from duckcover.net.server import TableServer, login_identity
-from duckcover.record import replay
+from duckcover.saves import stats, storage
+from duckcover.saves.record import replay
 
 from serve_helpers import carried, join, play_until
 

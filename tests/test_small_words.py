@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from duckcover import i18n
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.screens import QuitScreen, TitleScreen, winner_text
+from duckcover.app.screens.core import QuitScreen, TitleScreen, winner_text
+from duckcover.common import i18n
 
 
 @pytest.fixture(autouse=True)
@@ -60,7 +60,7 @@ def test_every_singular_form_has_its_plural_and_the_same_values():
 ])
 def test_the_player_at_the_keyboard_wins_in_the_second_person(lang, expected):
     from duckcover.app.controller import TurnController
-    from duckcover.harness import play_game
+    from duckcover.players.harness import play_game
     from duckcover_bots.greedy import GreedyBot
 
     def finished(names):
@@ -100,7 +100,7 @@ async def test_quitting_with_no_game_open_does_not_speak_of_a_saved_game(tmp_pat
             "7 défaussées - encore 1 et la manche finit"]),
 ])
 def test_the_discard_count_agrees_with_its_numbers(lang, expected):
-    from duckcover.app.table import discard_count
+    from duckcover.app.table.screen import discard_count
 
     i18n.set_language(lang)
     assert [discard_count(n, 8) for n in (0, 1, 7)] == expected

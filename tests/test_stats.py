@@ -11,14 +11,13 @@ import sys
 
 import pytest
 
-from duckcover import stats
-from duckcover.cards import CARDS
-from duckcover.game import CHOOSING, Game, Phase, random_layout
-from duckcover.harness import play_game
-from duckcover.moves import Move
-from duckcover.paths import ENV_VAR, data_dir
-from duckcover.record import dumps, loads, replay, to_record
-from duckcover.stats import CORRUPT, NEWER, RECORD, StatsError
+from duckcover.engine import CARDS, Move
+from duckcover.engine.game import CHOOSING, Game, Phase, random_layout
+from duckcover.players.harness import play_game
+from duckcover.saves import stats
+from duckcover.saves.paths import ENV_VAR, data_dir
+from duckcover.saves.record import dumps, loads, replay, to_record
+from duckcover.saves.stats import CORRUPT, NEWER, RECORD, StatsError
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 
@@ -120,7 +119,7 @@ def test_games_keep_outcome_and_the_record_itself(db):
 
 
 def test_variants_are_stored(db):
-    from duckcover.rules import Rules
+    from duckcover.engine import Rules
 
     game = play_game([GreedyBot(), GreedyBot()], rules=Rules(variants=frozenset({"competition", "pressure"})), seed=4)
     stats.add_game(to_record(game))
@@ -366,7 +365,7 @@ def test_cli_db_that_does_not_exist_is_one_line_and_status_2(tmp_path, args):
 
 def test_stats_modules_never_import_textual():
     code = (
-        "import sys, duckcover.stats, duckcover.paths, duckcover.commands.stats\n"
+        "import sys, duckcover.saves.stats, duckcover.saves.paths, duckcover.commands.stats\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'textual')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

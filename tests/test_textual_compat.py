@@ -15,7 +15,7 @@ def test_the_private_screen_method_the_backdrop_overrides_still_exists():
 
 async def test_the_app_starts_on_the_backdrop_and_the_table_goes_over_it(tmp_path):
     from duckcover.app import AppOptions, create_app, quick_seats
-    from duckcover.app.table import TableScreen
+    from duckcover.app.table.screen import TableScreen
 
     app = create_app(AppOptions(seats=quick_seats(2, None), seed=1, speed="instant", lang="en",
                                 data_dir=tmp_path, save=False, stats=False))

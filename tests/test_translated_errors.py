@@ -6,12 +6,11 @@ import re
 
 import pytest
 
-from duckcover import i18n, storage
 from duckcover.app.words import error_text
-from duckcover.errors import IllegalMoveError, RulesError
-from duckcover.game import Game
-from duckcover.record import RecordError
-from duckcover.rules import Rules
+from duckcover.common import i18n
+from duckcover.engine import Game, IllegalMoveError, Rules, RulesError
+from duckcover.saves import storage
+from duckcover.saves.record import RecordError
 
 
 @pytest.fixture(autouse=True)

@@ -9,18 +9,18 @@ import json
 import pytest
 from textual.app import App
 
-from duckcover import stats, storage
 from duckcover.app import AppOptions, SeatSpec, create_app
 from duckcover.app.controller import TurnController
+from duckcover.saves import stats, storage
 from autoplay import settle, step
-from duckcover.app.games_screen import ConfirmDeleteScreen, GamesScreen
-from duckcover.app.handover import HandoverScreen
 from duckcover.app.passplay import read_sounds
-from duckcover.app.replay_viewer import ReplayScreen, build_timeline
-from duckcover.app.screens import ConfirmScreen, GameOverScreen, RoundEndScreen
-from duckcover.app.stats_screen import NAME_WIDTH, StatsScreen
-from duckcover.app.table import TableScreen
-from duckcover.record import dumps, loads, replay
+from duckcover.app.screens.core import ConfirmScreen, GameOverScreen, RoundEndScreen
+from duckcover.app.screens.games import ConfirmDeleteScreen, GamesScreen
+from duckcover.app.screens.handover import HandoverScreen
+from duckcover.app.screens.replay import ReplayScreen, build_timeline
+from duckcover.app.screens.stats import NAME_WIDTH, StatsScreen
+from duckcover.app.table.screen import TableScreen
+from duckcover.saves.record import dumps, loads, replay
 from untrusted_payloads import (BIG, ESCAPES, MARKUPS, RAW_MARKERS, SURROGATE, assert_safe, finished_record,
                                 tables, visible)
 
@@ -187,7 +187,7 @@ async def test_a_game_whose_round_has_just_ended_resumes(tmp_path, names):
 
 
 async def test_the_set_up_screen_refuses_a_name_with_control_characters(tmp_path):
-    from duckcover.app.screens import SetupScreen
+    from duckcover.app.screens.core import SetupScreen
 
     app = create_app(AppOptions(speed="instant", lang="en", data_dir=tmp_path, stats=False))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from duckcover.record import dumps
+from duckcover.saves.record import dumps
 from untrusted_payloads import (BIG, ESCAPES, MARKUPS, RAW_MARKERS, SURROGATE, assert_safe, finished_record,
                                 read_terminal, tables, visible)
 

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from duckcover import settings, stats
-from duckcover.files import FileRefused, read_bounded, remove_leftovers
-from duckcover.record import RECORD_MAX, RecordError, read_file, replay
+from duckcover.common.files import FileRefused, read_bounded, remove_leftovers
+from duckcover.saves import settings, stats
+from duckcover.saves.record import RECORD_MAX, RecordError, read_file, replay
 from untrusted_payloads import finished_record
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from duckcover import storage
 from duckcover.app.controller import TurnController
 from duckcover.app.options import SeatSpec
 from duckcover.cli import main
-from duckcover.errors import DuckError
-from duckcover.record import RecordError, dumps, read_players
+from duckcover.engine import DuckError
+from duckcover.saves import storage
+from duckcover.saves.record import RecordError, dumps, read_players
 from untrusted_payloads import ESCAPES, MARKUPS, finished_record
 
 BASES = [finished_record(["Ann", "Ben"], seed=3), finished_record(["Cat", "Dog", "Eve"], seed=8)]
@@ -124,8 +124,8 @@ async def test_resume_in_the_app_plays_on_or_says_why(base, data):
     """The app's own Resume on a mutated save: the table of a valid game (or its round end), or
     the title screen and a message; the app never ends on an error."""
     from duckcover.app import AppOptions, create_app
-    from duckcover.app.screens import GameOverScreen, RoundEndScreen, TitleScreen
-    from duckcover.app.table import TableScreen
+    from duckcover.app.screens.core import GameOverScreen, RoundEndScreen, TitleScreen
+    from duckcover.app.table.screen import TableScreen
 
     record = mutate(base, data)
     if isinstance(record.get("rounds"), list) and record["rounds"]:

@@ -1,11 +1,11 @@
-"""duckcover.untrusted: untrusted text becomes printable, bounded text; markup is never applied."""
+"""duckcover.common.untrusted: untrusted text becomes printable, bounded text; markup is never applied."""
 from __future__ import annotations
 
 from hypothesis import given, strategies as st
 from rich.text import Text
 from textual.content import Content
 
-from duckcover.untrusted import excerpt, name_problem, rich_escaped, shown, textual_escaped
+from duckcover.common.untrusted import excerpt, name_problem, rich_escaped, shown, textual_escaped
 
 PAYLOADS = [
     "\x1b]0;pwned\x07Gwen",  # window title (OSC)

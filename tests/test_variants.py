@@ -1,4 +1,4 @@
-"""A variant is one object with hooks (duckcover/variants.py): the registry, what each
+"""A variant is one object with hooks (duckcover/engine/variants.py): the registry, what each
 variant's hooks do to the rules, the questions the faces ask instead of naming a variant,
 and a guard that no flag check (`rules.has(...)`, a variant's name tested) comes back."""
 from __future__ import annotations
@@ -12,15 +12,11 @@ from hypothesis import strategies as st
 
 import duckcover
 import duckcover_bots
-from duckcover import variants
 from duckcover.app.controller import TurnController
 from duckcover.app.options import SeatSpec
-from duckcover.cards import MAX, REPEAT
-from duckcover.errors import RulesError
-from duckcover.game import Game
-from duckcover.moves import Call, Move, Turn
-from duckcover.rules import APP_VARIANTS, VARIANTS, Rules
-from duckcover.view import turn_quacks
+from duckcover.engine import MAX, REPEAT, Call, Game, Move, RulesError, Turn, variants
+from duckcover.engine.rules import APP_VARIANTS, VARIANTS, Rules
+from duckcover.engine.view import turn_quacks
 
 
 # --- the registry ----------------------------------------------------------------------------

@@ -9,10 +9,11 @@ import re
 
 import pytest
 
-from duckcover import i18n, stats, storage
 from duckcover.cli import build_parser
 from duckcover.commands import play
-from duckcover.record import read_players, replay, to_record
+from duckcover.common import i18n
+from duckcover.saves import stats, storage
+from duckcover.saves.record import read_players, replay, to_record
 from untrusted_payloads import finished_record
 
 

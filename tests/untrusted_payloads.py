@@ -11,9 +11,9 @@ import os
 import select
 import time
 
-from duckcover.harness import play_game
-from duckcover.record import to_record
-from duckcover.untrusted import NAME_MAX, shown
+from duckcover.common.untrusted import NAME_MAX, shown
+from duckcover.players.harness import play_game
+from duckcover.saves.record import to_record
 
 ESCAPES = [
     "\x1b]0;pwned\x07Gwen",  # window title (OSC)

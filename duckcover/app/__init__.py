@@ -4,7 +4,7 @@ from __future__ import annotations
 import gc
 from functools import cache
 
-from .. import i18n
+from ..common import i18n
 from .options import AppOptions, SeatSpec, quick_seats
 
 
@@ -20,7 +20,7 @@ def create_app(options: AppOptions | None = None):
     """A ready DuckCoverApp for these options (language set before any screen is built:
     `--lang`, else the saved settings, else the locale)."""
     options = options or AppOptions()
-    from ..settings import load
+    from ..saves.settings import load
 
     settings, problem = load(options.data_dir)  # a broken file: defaults, and a notice in the app
     i18n.set_language(options.lang or settings.lang or i18n.detect())

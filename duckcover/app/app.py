@@ -12,16 +12,16 @@ from textual.binding import Binding
 
 # Only what the first table frame needs is imported up front: the other screens, saved games
 # and the record format are imported where they are first used, so launch never waits for them.
-from ..game import Game
-from ..i18n import t
-from ..rules import Rules
+from ..common.i18n import t
+from ..engine.game import Game
+from ..engine.rules import Rules
 from .bots import load_bot
 from .controller import TurnController
-from .glyphs import PlainKeys, adapt
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
-from .table import TableScreen
+from .table.screen import TableScreen
 from .textual_compat import Backdrop
+from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
@@ -68,7 +68,7 @@ class DuckCoverApp(PlainKeys, App):
     def on_mount(self) -> None:
         self.title = t("app.title")
         if self.data_root is not None:  # a data directory of its own (--data, tests): no bot reads it either
-            from ..confine import keep_private
+            from ..players.confine import keep_private
 
             keep_private(str(self.data_root))
         problem = getattr(self, "settings_problem", None)  # set by create_app
@@ -91,7 +91,7 @@ class DuckCoverApp(PlainKeys, App):
     def apply_theme(self) -> None:
         """The player's colours from the settings; automatic: the terminal's own palette on a
         16-colour terminal (Textual's ANSI theme), Textual's dark theme elsewhere."""
-        from ..settings import THEMES
+        from ..saves.settings import THEMES
 
         chosen = getattr(getattr(self, "settings", None), "theme", None)  # set by create_app
         if chosen:
@@ -111,8 +111,8 @@ class DuckCoverApp(PlainKeys, App):
     def start_game(self, seats: list[SeatSpec], rules: Rules, seed: int | None) -> None:
         from dataclasses import replace
 
-        from ..harness import bot_key_for, new_bot_key, new_seed
-        from ..untrusted import NAME_MAX, shown
+        from ..common.untrusted import NAME_MAX, shown
+        from ..players.harness import bot_key_for, new_bot_key, new_seed
 
         # Whoever named the seats (the command line, the set-up screen, one day a network peer),
         # a name at the table is printable and at most NAME_MAX characters.
@@ -123,7 +123,7 @@ class DuckCoverApp(PlainKeys, App):
         game = Game([s.name for s in seats], rules, new_seed() if seed is None else seed)
         self.controller = self.make_controller(game, list(seats), key)
         if self.options.save:
-            from .. import storage
+            from ..saves import storage
 
             self.own_game(storage.claim(storage.new_game_path(self.data_root)))
         self.save_game()
@@ -137,13 +137,13 @@ class DuckCoverApp(PlainKeys, App):
 
     def resume_game(self, path: Path | None = None) -> None:
         """Continue the unfinished game in `path`, or the most recent one no other duckcover has."""
-        from .. import storage
-        from ..errors import DuckError
-        from ..harness import new_bot_key
-        from ..record import RecordError, read_bot_key, read_players
-        from ..safety import read_fallbacks
+        from ..engine.errors import DuckError
+        from ..players.harness import new_bot_key
+        from ..players.safety import read_fallbacks
+        from ..saves import storage
+        from ..saves.record import RecordError, read_bot_key, read_players
         from .passplay import read_sounds
-        from .screens import TitleScreen
+        from .screens.core import TitleScreen
         from .words import error_text
 
         try:
@@ -175,7 +175,7 @@ class DuckCoverApp(PlainKeys, App):
     def story_so_far(record: dict, game: Game) -> list[str]:
         """The resumed game's turns in words, as the replay viewer tells them (the log then
         reads on from where the game stopped). A record that resumed always tells its story."""
-        from .replay_viewer import build_timeline, story_lines
+        from .screens.replay import build_timeline, story_lines
 
         return story_lines(build_timeline(record, final=game), record)
 
@@ -183,8 +183,8 @@ class DuckCoverApp(PlainKeys, App):
         self.replace_main(TableScreen(self.controller, self.options))
 
     def go_title(self) -> None:
-        from .. import storage
-        from .screens import TitleScreen
+        from ..saves import storage
+        from .screens.core import TitleScreen
 
         if self.claim is not None:  # back at the title no game is being played
             self.claim.release()
@@ -203,7 +203,7 @@ class DuckCoverApp(PlainKeys, App):
         else:
             self.push_screen(screen)
         if small:
-            from .screens import TooSmallScreen
+            from .screens.core import TooSmallScreen
 
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
@@ -227,24 +227,24 @@ class DuckCoverApp(PlainKeys, App):
 
     # The screens below are imported when first opened: launch never waits for them.
     def open_games(self) -> None:
-        from .games_screen import GamesScreen
+        from .screens.games import GamesScreen
 
         self.push_screen(GamesScreen())
 
     def open_statistics(self) -> None:
-        from .stats_screen import StatsScreen
+        from .screens.stats import StatsScreen
 
         self.push_screen(StatsScreen())
 
     def open_settings(self) -> None:
-        from .settings_screen import SettingsScreen
+        from .screens.settings import SettingsScreen
 
         self.push_screen(SettingsScreen())
 
     def offer_resume(self, game: Path | None) -> None:
         """Resume `game`; without one, the only unfinished game, or let the player pick among
         several on the Games screen (most recent first)."""
-        from .. import storage
+        from ..saves import storage
 
         if game is None and len(storage.unfinished_paths(self.data_root)) > 1:
             self.open_games()
@@ -253,7 +253,7 @@ class DuckCoverApp(PlainKeys, App):
 
     def open_setup(self) -> None:
         """The set-up for a new game, over the title (Back leads there), from anywhere."""
-        from .screens import SetupScreen, TitleScreen
+        from .screens.core import SetupScreen, TitleScreen
 
         if not isinstance(self.screen, TitleScreen):
             self.go_title()
@@ -268,8 +268,8 @@ class DuckCoverApp(PlainKeys, App):
         and builds the screen underneath again (every screen takes its words from `t()` when it
         is built): the table of the game in progress (it carries on from the game itself, like
         a resumed game), else the title."""
-        from .. import i18n
-        from .settings_screen import SettingsScreen
+        from ..common import i18n
+        from .screens.settings import SettingsScreen
 
         old_lang = i18n.language()
         self.settings = message.settings
@@ -292,7 +292,7 @@ class DuckCoverApp(PlainKeys, App):
         ctl = self.controller
         if ctl is None or not self.options.save:
             return
-        from .. import storage
+        from ..saves import storage
 
         # Written before the next turn starts (a few ms, no fsync): a kill at any moment
         # after a turn finds that turn on disk. Only the statistics go to a thread.
@@ -322,7 +322,7 @@ class DuckCoverApp(PlainKeys, App):
 
     def add_stats(self, record: dict) -> None:
         try:
-            from .. import stats
+            from ..saves import stats
 
             db = self.data_root / stats.DB_NAME if self.data_root else None
             stats.add_game(record, db)
@@ -340,7 +340,7 @@ class DuckCoverApp(PlainKeys, App):
         """Every notification is text, never markup: many quote untrusted values (names, bot
         labels, record errors), and no message of ours needs markup. Control characters become
         visible placeholders (line breaks stay: a hint has several lines)."""
-        from ..untrusted import shown
+        from ..common.untrusted import shown
 
         text = "\n".join(shown(line, 500) for line in str(message).split("\n")[:20])
         super().notify(text, title=shown(title, 80), severity=severity, timeout=timeout, markup=False)
@@ -348,12 +348,12 @@ class DuckCoverApp(PlainKeys, App):
     def tidy_data(self) -> None:
         """At start, in the saver's thread: remove what killed processes left behind, and add to
         the statistics any finished game a kill kept out of them."""
-        from .. import storage
+        from ..saves import storage
 
         storage.clean(self.data_root)
         if not self.options.stats:
             return
-        from .. import stats
+        from ..saves import stats
 
         db = self.data_root / stats.DB_NAME if self.data_root else None
         try:
@@ -393,13 +393,13 @@ class DuckCoverApp(PlainKeys, App):
 
     # --- around the game ----------------------------------------------------------------
     def action_help(self) -> None:
-        from .screens import HelpScreen
+        from .screens.core import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_request_quit(self) -> None:
-        from .screens import QuitScreen
+        from .screens.core import QuitScreen
 
         if isinstance(self.screen, QuitScreen):
             return
@@ -426,7 +426,7 @@ class DuckCoverApp(PlainKeys, App):
         size = size or self.size
         small = size.width < MIN_WIDTH or size.height < MIN_HEIGHT
         if small and self._too_small is None:
-            from .screens import TooSmallScreen
+            from .screens.core import TooSmallScreen
 
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
@@ -438,8 +438,8 @@ class DuckCoverApp(PlainKeys, App):
 
 def most_recent_free(root: Path | None) -> Path:
     """The most recently played unfinished game no other duckcover holds; RecordError if none."""
-    from .. import storage
-    from ..record import RecordError
+    from ..saves import storage
+    from ..saves.record import RecordError
 
     paths = storage.unfinished_paths(root)
     if not paths:

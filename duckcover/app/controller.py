@@ -6,7 +6,7 @@ built when the choice opened, private choices, the joint move played only when a
 chosen) is the `players.table.Table` the server plays on too, so nobody (human or bot) ever
 sees another seat's choice before the reveal; this class says what happens, in words.
 
-Bots play through the same Referee as in the arena (duckcover.safety): private views, every
+Bots play through the same Referee as in the arena (duckcover.players.safety): private views, every
 hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
 did not come with duckcover. The table calls `flip()` for the Captain's flip (so the bots hear
 of a new round) and `close()` when the game is left.
@@ -17,21 +17,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..cards import MAX, REPEAT
-from ..errors import IllegalMoveError
-from ..game import CHOOSING, Game, Phase
-from ..i18n import t
-from ..moves import Move, Turn
+from ..common.i18n import t
+from ..engine.cards import MAX, REPEAT
+from ..engine.errors import IllegalMoveError
+from ..engine.game import CHOOSING, Game, Phase
+from ..engine.moves import Move, Turn
+from ..engine.view import PlayerView, turn_quacks
 from ..players.table import NOTHING_TO_CHOOSE
 from ..players.table import Table as Turns
-from ..view import PlayerView, turn_quacks
 from .options import SeatSpec
 from .telling import dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words
 from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:
-    from ..bot import Bot
-    from ..safety import Referee
+    from ..players.bot import Bot
+    from ..players.safety import Referee
 
 # The record format, the bot harness and Madness's sounds are imported where they are used:
 # none of them is needed before the first frame of the table.
@@ -65,7 +65,7 @@ class TurnController:
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
                  loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,
                  named_bots: Sequence[str] = (), earlier_fallbacks: Sequence = ()):
-        from ..harness import bot_key_for
+        from ..players.harness import bot_key_for
 
         self.game = game
         self.seats = list(seats)
@@ -105,11 +105,11 @@ class TurnController:
         return [spec.bot for spec in self.seats]
 
     def record(self) -> dict:
-        from ..record import to_record
-        from ..safety import add_fallbacks
+        from ..players.safety import add_fallbacks
+        from ..saves.record import to_record
         from .passplay import add_sounds
 
-        from ..plugins import stamp_bot_versions
+        from ..players.plugins import stamp_bot_versions
 
         record = add_sounds(to_record(self.game, bots=self.bot_specs()), self.seats, self.game.rules.own_sounds)
         stamp_bot_versions(record)  # the ratings tell a bot's versions apart
@@ -169,8 +169,8 @@ class TurnController:
     def referee(self) -> Referee:
         """The Referee of this table, made (and the bots loaded) on first use, in a worker."""
         if self._referee is None:
-            from ..harness import constructor_seed
-            from ..safety import Referee
+            from ..players.harness import constructor_seed
+            from ..players.safety import Referee
 
             bots = [None if spec.human else (self.bots[seat] or self._load(seat, constructor_seed(self.key, seat)))
                     for seat, spec in enumerate(self.seats)]
@@ -184,8 +184,8 @@ class TurnController:
 
     def _load(self, seat: int, seed: int):
         """The seat's bot: the one its spec names if it may run here, else a medium bot (said once)."""
-        from ..plugins import is_installed
-        from ..untrusted import textual_escaped as escaped
+        from ..common.untrusted import textual_escaped as escaped
+        from ..players.plugins import is_installed
 
         spec = self.seats[seat].bot or "medium"
         if not (is_installed(spec) or spec in self.named_bots):
@@ -206,7 +206,7 @@ class TurnController:
 
     def _tell_missing_walls(self, bot) -> None:
         """Once per run of the app: which of the kernel's walls this system lacks around a bot
-        in its own process (duckcover.confine), when one is missing."""
+        in its own process (duckcover.players.confine), when one is missing."""
         global _walls_told
         walls = getattr(bot, "protections", None)  # a BotProcess's; a bot in this process has none
         if walls is None or walls.complete or _walls_told:
@@ -218,7 +218,7 @@ class TurnController:
     def _tell_failures(self, referee: Referee) -> None:
         """Once per bot: that it failed (and why), and what it printed, if it did. The notices are
         Textual markup (the table shows them with notify): what a bot or a record wrote is escaped."""
-        from ..untrusted import textual_escaped as escaped
+        from ..common.untrusted import textual_escaped as escaped
 
         names = self.game.names
         for seat, reason in list(referee.failures.items()):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.message import Message
 
-from ..rules import Rules
-from ..settings import Settings
+from ..engine.rules import Rules
+from ..saves.settings import Settings
 from .options import SeatSpec
 
 # Where `Navigate` can lead.

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..difficulty import BOT_NAMES
-from ..rules import Rules
+from ..engine.rules import Rules
+from ..players.difficulty import BOT_NAMES
 
 SPEEDS = ("slow", "normal", "fast", "instant")
 # Seconds before a bot Captain flips, and after the moves are revealed.
@@ -36,7 +36,7 @@ class AppOptions:
     mouse: bool = True
     resume: bool = False
     resume_path: Path | None = None  # with resume: this game's file (None: the most recent one)
-    data_dir: Path | None = None  # None: duckcover.paths.data_dir()
+    data_dir: Path | None = None  # None: duckcover.saves.paths.data_dir()
     watch: bool = False
     handover: bool = True  # pass-and-play: a hand-over screen before each human's private choice
     save: bool = True  # write the game record after every turn
@@ -51,7 +51,7 @@ class AppOptions:
 
 def quick_seats(bots: int, name: str | None, difficulty: str = "medium", watch: bool = False) -> list[SeatSpec]:
     """`--bots N`: you plus N bots; `--watch`: every seat a bot."""
-    from ..i18n import t
+    from ..common.i18n import t
 
     seats = [] if watch else [SeatSpec(name or t("seat.you"))]
     taken = {seats[0].name} if seats else set()

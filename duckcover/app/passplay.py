@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..i18n import t
+from ..common.i18n import t
 from .options import BOT_NAMES, SeatSpec
 
-from ..untrusted import SOUND_MAX as MAX_SOUND  # 12 characters: a word in a log line, not a sentence
+from ..common.untrusted import SOUND_MAX as MAX_SOUND  # 12 characters: a word in a log line, not a sentence
 
 
 def madness_sounds() -> list[str]:
@@ -37,7 +37,7 @@ def seat_sounds(seats: Sequence[SeatSpec]) -> list[str]:
 def clean_sound(text: str) -> str | None:
     """A sound (typed, or read from a record: untrusted), tidied and made printable: control
     characters as visible placeholders, at most MAX_SOUND characters; None when empty."""
-    from ..untrusted import shown
+    from ..common.untrusted import shown
 
     word = shown(" ".join(text[: MAX_SOUND * 4].split()), MAX_SOUND)
     return word or None
@@ -80,7 +80,7 @@ def human_names(text: str) -> list[str]:
         raise ValueError(f"--humans takes names separated by commas, like \"Ann,Ben\", not {text!r}")
     if len({name.casefold() for name in names}) != len(names):
         raise ValueError("--humans: every player needs a different name")
-    from ..untrusted import excerpt, name_problem
+    from ..common.untrusted import excerpt, name_problem
 
     for name in names:
         problem = name_problem(name)

@@ -24,22 +24,22 @@ from textual.screen import Screen
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ..difficulty import DIFFICULTIES as BOTS
-from ..errors import DuckError, RulesError
-from ..game import CHOOSING, Game, Phase
-from ..i18n import t, tn
+from ..common.i18n import t, tn
+from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
+from ..engine.errors import DuckError, RulesError
+from ..engine.game import CHOOSING, Game, Phase
+from ..engine.rules import BOX_PLAYERS, MIN_PLAYERS
 from ..net import protocol as p
-from ..rules import BOX_PLAYERS, MIN_PLAYERS
-from ..untrusted import LABEL_MAX, NAME_MAX, shown
+from ..players.difficulty import DIFFICULTIES as BOTS
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
-from .table import Stage, TableScreen, TurnState
+from .table.screen import Stage, TableScreen, TurnState
 from .telling import move_words, stand_in_words
-from .footer import KeyFooter
+from .widgets.footer import KeyFooter
 from .words import bot_label, error_text, peer_refusal_text
 
-DIFFICULTIES = tuple(BOTS)  # one list: duckcover/difficulty.py
+DIFFICULTIES = tuple(BOTS)  # one list: duckcover/players/difficulty.py
 
 
 # --- the table, through the same interface as a local one ----------------------------------
@@ -100,7 +100,7 @@ class RemoteController(TurnController):
         return [stand_in_words(self.game.names[seat]) for seat in seats]
 
     def start_round(self) -> None:
-        from ..record import _replay_round
+        from ..saves.record import _replay_round
 
         entry, self.next_round = self.next_round, None
         _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]), unseen=True)
@@ -290,7 +290,7 @@ class LobbyScreen(Screen):
         Binding("r", "refresh", "net.refresh"),
     ]
 
-    CSS_PATH = "screens.tcss"
+    CSS_PATH = "screens/screens.tcss"
 
     def __init__(self) -> None:
         super().__init__()
@@ -388,7 +388,7 @@ class CreateTableScreen(Screen):
         Binding("ctrl+s", "create", "net.create"),
     ]
 
-    CSS_PATH = "screens.tcss"
+    CSS_PATH = "screens/screens.tcss"
     MAX_SEATS = BOX_PLAYERS
 
     def __init__(self) -> None:
@@ -398,7 +398,7 @@ class CreateTableScreen(Screen):
     def compose(self) -> ComposeResult:
         from textual.widgets import Button, Checkbox, Input, Label, Select
 
-        from .screens import rule_rows
+        from .screens.core import rule_rows
 
         kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}", bot=BOTS[d]), d) for d in DIFFICULTIES]
         with VerticalScroll(id="setup"):
@@ -432,7 +432,7 @@ class CreateTableScreen(Screen):
     def on_mount(self) -> None:
         from textual.widgets import Input
 
-        from .screens import ascii_widgets
+        from .screens.core import ascii_widgets
 
         ascii_widgets(self)  # plain borders where the terminal has no box glyphs
         self.show_seats()
@@ -459,7 +459,7 @@ class CreateTableScreen(Screen):
     def action_create(self) -> None:
         from textual.widgets import Checkbox, Input, Select
 
-        from .screens import chosen_rules
+        from .screens.core import chosen_rules
 
         seats = ["human"] + [str(self.query_one(f"#kind-{s}", Select).value) for s in range(1, self.seat_count)]
         try:
@@ -490,7 +490,7 @@ class WaitingScreen(Screen):
         Binding("escape", "leave", "net.leave"),
     ]
 
-    CSS_PATH = "screens.tcss"
+    CSS_PATH = "screens/screens.tcss"
 
     def __init__(self, snapshot: dict) -> None:
         super().__init__()
@@ -667,7 +667,7 @@ class RemoteApp(DuckCoverApp):
         return stack[0] if stack else None
 
     def seated(self, message: dict) -> None:
-        from ..record import replay
+        from ..saves.record import replay
 
         record = message.get("record")
         if record is None:
@@ -704,8 +704,8 @@ def main() -> int:
     import fcntl
     import termios
 
-    from .. import i18n
-    from ..settings import load
+    from ..common import i18n
+    from ..saves.settings import load
 
     try:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # our pty is the controlling terminal: resizes reach us

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..game import START_CELLS
-from ..grid import Cell, Stack, neighbours
-from ..i18n import t, tn
-from ..moves import Move
-from ..untrusted import NAME_MAX, shown
+from ..common.i18n import t, tn
+from ..common.untrusted import NAME_MAX, shown
+from ..engine.game import START_CELLS
+from ..engine.grid import Cell, Stack, neighbours
+from ..engine.moves import Move
 
 
 def number(card) -> str:

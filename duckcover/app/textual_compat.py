@@ -1,7 +1,7 @@
 """The few things the app needs from Textual that have no public API yet, in one place.
 
 Every screen names its keys in a class-level `BINDINGS` list whose descriptions are UI text
-keys; the footers say them in the language of the moment (duckcover.app.footer). The
+keys; the footers say them in the language of the moment (duckcover.app.widgets.footer). The
 translating Footer needs `FooterKey`, which Textual does not export; the app's backdrop screen
 overrides one private method. tests/test_textual_compat.py fails loudly if a Textual upgrade
 changes what these rely on.

@@ -1,9 +1,9 @@
 """Names the app shows for things the engine knows by id: bot difficulties and variants."""
 from __future__ import annotations
 
-from ..cards import MAX, REPEAT
-from ..i18n import DEFAULT, catalogue, singular, t
-from ..untrusted import LABEL_MAX, shown
+from ..common.i18n import DEFAULT, catalogue, singular, t
+from ..common.untrusted import LABEL_MAX, shown
+from ..engine.cards import MAX, REPEAT
 
 VALUE_MAX = 160  # characters of one value in a refusal (the list of known variants fits)
 from .bots import DIFFICULTY_NAMES
@@ -71,7 +71,7 @@ def peer_refusal_text(message: dict, limit: int = LABEL_MAX * 2) -> str:
 def error_text(err: Exception) -> str:
     """An engine error as the player reads it: in their language where it carries a code
     (a `Refusal`), else as the engine wrote it."""
-    from ..record import RecordError
+    from ..saves.record import RecordError
 
     if isinstance(err, RecordError):
         return record_error_text(err)

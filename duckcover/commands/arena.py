@@ -7,15 +7,15 @@ import sys
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
-from ..arena import ArenaConfig, report, run as run_arena
-from ..cluster import ClusterError
-from ..errors import RulesError
-from ..harness import new_seed
-from ..plugins import BotLoadError, is_builtin, resolve_bot
-from ..rules import VARIANTS, rules_with_variants
-from ..safety import DEFAULT_HARD_LIMIT
-from ..sandbox import probe
-from ..untrusted import LABEL_MAX, shown
+from ..common.untrusted import LABEL_MAX, shown
+from ..engine.errors import RulesError
+from ..engine.rules import VARIANTS, rules_with_variants
+from ..players.arena import ArenaConfig, report, run as run_arena
+from ..players.cluster import ClusterError
+from ..players.harness import new_seed
+from ..players.plugins import BotLoadError, is_builtin, resolve_bot
+from ..players.safety import DEFAULT_HARD_LIMIT
+from ..players.sandbox import probe
 
 
 def add_parser(sub) -> None:
@@ -128,7 +128,7 @@ def _play(config: ArenaConfig, args, progress) -> tuple[list, dict]:
     """The deals' results and where they ran: on this machine, or on the cluster."""
     if args.cluster is None:
         return run_arena(config, args.jobs, progress=progress), {"where": "local", "jobs": args.jobs}
-    from ..cluster import run as run_on_cluster  # Dask is imported there, only when asked for
+    from ..players.cluster import run as run_on_cluster  # Dask is imported there, only when asked for
 
     return run_on_cluster(config, args.cluster, progress=progress)
 

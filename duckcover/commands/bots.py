@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import sys
 
-from ..difficulty import DIFFICULTIES
-from ..plugins import BotLoadError, available_bots, is_builtin, load_bot_class
-from ..untrusted import shown
+from ..common.untrusted import shown
+from ..players.difficulty import DIFFICULTIES
+from ..players.plugins import BotLoadError, available_bots, is_builtin, load_bot_class
 
 
 def add_parser(sub) -> None:
@@ -65,11 +65,11 @@ def check(spec: str, as_json: bool) -> int:
 def describe(spec: str) -> dict:
     if is_builtin(spec):
         cls, source = load_bot_class(spec)
-        from ..bot import Bot
+        from ..players.bot import Bot
 
         hooks = [h for h in ("start_game", "start_round", "observe") if getattr(cls, h) is not getattr(Bot, h)]
         return {"name": str(cls.name), "description": str(cls.description), "class": cls.__qualname__,
                 "source": source, "hooks": hooks, "time_limit": cls.time_limit, "runs": "in the game's process (built in)"}
-    from ..sandbox import probe
+    from ..players.sandbox import probe
 
     return {**probe(spec), "runs": "in a process of its own (protocol duckcover-bot/1)"}

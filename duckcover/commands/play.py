@@ -5,9 +5,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..difficulty import DIFFICULTIES
-from ..i18n import LANGUAGES
-from ..rules import APP_VARIANTS, BOX_PLAYERS, CAPTAIN, MAX_BY, MIN_PLAYERS
+from ..common.i18n import LANGUAGES
+from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, CAPTAIN, MAX_BY, MIN_PLAYERS
+from ..players.difficulty import DIFFICULTIES
 
 SPEEDS = ("slow", "normal", "fast", "instant")
 MAX_BOTS = BOX_PLAYERS - 1  # beside at least one human
@@ -58,7 +58,7 @@ def add_parser(sub) -> None:
 
 
 def fail(message: str) -> int:
-    from ..untrusted import shown
+    from ..common.untrusted import shown
 
     print(f"duckcover: {shown(message, 500)}", file=sys.stderr)
     return 2
@@ -67,8 +67,8 @@ def fail(message: str) -> int:
 def name_value(text: str) -> str:
     """`--name`: refused (not repaired) when it holds control characters, bytes that are not
     UTF-8 (the shell passes them as surrogates), or is blank or too long."""
-    from ..i18n import t
-    from ..untrusted import excerpt, name_problem
+    from ..common.i18n import t
+    from ..common.untrusted import excerpt, name_problem
 
     problem = name_problem(text)
     if problem:
@@ -78,9 +78,9 @@ def name_value(text: str) -> str:
 
 def build_options(args):
     """AppOptions from the command line; raises ValueError with one line for bad input."""
-    from ..errors import RulesError
-    from ..rules import rules_with_variants
     from ..app.options import AppOptions, quick_seats
+    from ..engine.errors import RulesError
+    from ..engine.rules import rules_with_variants
 
     try:
         rules = rules_with_variants(args.variant, max_by=args.max_by, captain=args.captain)
@@ -131,8 +131,8 @@ def table_from_humans(args):
 def check_bot(spec: str) -> str | None:
     """Why `spec` cannot play, or None. A bot that did not come with duckcover is tried in a
     process of its own, where it will play: its code never runs in the app's process."""
-    from ..plugins import BotLoadError, is_builtin, load_bot_class
-    from ..sandbox import probe
+    from ..players.plugins import BotLoadError, is_builtin, load_bot_class
+    from ..players.sandbox import probe
 
     try:
         if is_builtin(spec):
@@ -145,8 +145,8 @@ def check_bot(spec: str) -> str | None:
 
 
 def run(args) -> int:
-    from ..i18n import detect, set_language, t
-    from ..settings import load
+    from ..common.i18n import detect, set_language, t
+    from ..saves.settings import load
 
     # Before the default seat names are chosen: --lang, else the saved settings, else the locale.
     set_language(args.lang or load(args.data_dir)[0].lang or detect())
@@ -190,12 +190,12 @@ def resume_choice(which: str, root):
     """The unfinished game `--resume WHICH` names, as (file, record, game): checked here, so a
     bad one is one line before the terminal is taken. 1 = the most recent one no other
     duckcover holds."""
-    from .. import storage
     from ..app.app import most_recent_free
     from ..app.words import error_text
-    from ..i18n import t
-    from ..record import RecordError
-    from ..untrusted import excerpt
+    from ..common.i18n import t
+    from ..common.untrusted import excerpt
+    from ..saves import storage
+    from ..saves.record import RecordError
 
     paths = storage.unfinished_paths(root)
     if not paths:
@@ -220,10 +220,10 @@ def resume_choice(which: str, root):
 
 def list_unfinished(root) -> int:
     """`--resume list`: the unfinished games, numbered as --resume N takes them."""
-    from .. import storage
-    from ..i18n import t
-    from ..record import RecordError, read_players
-    from ..untrusted import shown
+    from ..common.i18n import t
+    from ..common.untrusted import shown
+    from ..saves import storage
+    from ..saves.record import RecordError, read_players
 
     paths = storage.unfinished_paths(root)
     if not paths:
@@ -241,11 +241,11 @@ def unfinished_line(path) -> str:
     the scores so far (replayed, never taken from the file's word), then its file name."""
     from datetime import datetime
 
-    from .. import storage
     from ..app.words import error_text
-    from ..errors import DuckError
-    from ..i18n import t
-    from ..record import RecordError, read_players
+    from ..common.i18n import t
+    from ..engine.errors import DuckError
+    from ..saves import storage
+    from ..saves.record import RecordError, read_players
 
     try:
         played = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import DuckError
-from ..record import RecordError, dumps, read_file, replay, summary
-from ..untrusted import shown
+from ..common.untrusted import shown
+from ..engine.errors import DuckError
+from ..saves.record import RecordError, dumps, read_file, replay, summary
 
 
 def add_parser(sub) -> None:
@@ -28,7 +28,7 @@ def load_game(path: str):
 
 def run(args) -> int:
     from ..app.words import error_text
-    from ..i18n import DEFAULT, detect, language, set_language
+    from ..common.i18n import DEFAULT, detect, language, set_language
 
     set_language(args.lang or detect())
     try:
@@ -42,11 +42,11 @@ def run(args) -> int:
         sys.stdout.write(dumps(summary(game)))
         return 0
     if args.summary or not (sys.stdout.isatty() and sys.stdin.isatty()):
-        from ..scorepad import print_summary
+        from ..common.scorepad import print_summary
 
         print_summary(game, data)
         return 0
-    from ..app.replay_viewer import build_timeline, replay_app
+    from ..app.screens.replay import build_timeline, replay_app
 
     replay_app(build_timeline(data, game), Path(args.file).name, getattr(args, "lang", None)).run()
     return 0

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import DuckError
-from ..record import RecordError, dumps, read_file, replay
-from ..untrusted import shown
+from ..common.untrusted import shown
+from ..engine.errors import DuckError
+from ..saves.record import RecordError, dumps, read_file, replay
 
 
 def add_parser(sub) -> None:
@@ -40,7 +40,7 @@ def _positive(text: str) -> int:
 
 
 def run(args) -> int:
-    from .. import review as rv
+    from ..players import review as rv
 
     try:
         data = read_file(args.file)
@@ -67,7 +67,7 @@ def run(args) -> int:
 
         sys.stdout.write(dumps(result.to_json()))
         return 0
-    from ..i18n import detect, set_language
+    from ..common.i18n import detect, set_language
 
     set_language(args.lang or detect())
     sys.stdout.write(report(result))
@@ -94,9 +94,9 @@ class ProgressBar:
 
 def report(result) -> str:
     """The review as text: each seat's totals, then its marked and costliest decisions."""
-    from ..i18n import t, tn
-    from ..review import MARKS
-    from ..untrusted import NAME_MAX
+    from ..common.i18n import t, tn
+    from ..common.untrusted import NAME_MAX
+    from ..players.review import MARKS
 
     lines = []
     for seat in result.seats:
@@ -115,7 +115,7 @@ def report(result) -> str:
 
 
 def decision_line(d) -> str:
-    from ..i18n import t
+    from ..common.i18n import t
 
     mark = t(f"review.mark.{d.mark}") if d.mark else "-"
     return t("review.decision_line", round=d.round, flip=d.flip, played=move_text(d.played),
@@ -123,6 +123,6 @@ def decision_line(d) -> str:
 
 
 def move_text(move) -> str:
-    from ..review import move_notation
+    from ..players.review import move_notation
 
     return move_notation(move)

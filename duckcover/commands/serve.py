@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from ..app.options import REVEAL_PAUSE, SPEEDS
-from ..untrusted import shown
+from ..common.untrusted import shown
 
 DEFAULT_PORT = 2222
 PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the system's temp folder
@@ -79,9 +79,9 @@ def run(args) -> int:
 async def serve(args, authorized: set[str] | None) -> int:
     from ..net.server import TableServer
     from ..net.sshfront import Front, load_host_key, start
-    from ..paths import data_dir
+    from ..saves.paths import data_dir
 
-    from ..storage import GameInUse
+    from ..saves.storage import GameInUse
 
     root = args.data_dir or data_dir()
     try:
@@ -135,7 +135,7 @@ def own_data_dir(root: Path):
     """One server per data directory: hold `serve/.server.lock` (storage's game lock, an flock
     the kernel drops however the process ends) for as long as this server runs. GameInUse if
     another holds it. What a killed server left behind (its socket's private directory) goes."""
-    from ..storage import claim
+    from ..saves.storage import claim
 
     held = claim(root / "serve" / "server")
     if held.fd is None:

@@ -5,10 +5,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..i18n import shown_name, t
-from ..record import RecordError, read_file
-from ..stats import StatsError, add_game, default_path, games, load, move_aside, name_ratings, ratings
-from ..untrusted import shown
+from ..common.i18n import shown_name, t
+from ..common.untrusted import shown
+from ..saves.record import RecordError, read_file
+from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, name_ratings, ratings
 
 BAR_WIDTH = 30
 
@@ -65,7 +65,7 @@ def _add(files: list[str], db: Path) -> int:
 
 
 def _print_players(db: Path, as_json: bool) -> int:
-    from ..ratings import leaderboard
+    from ..saves.ratings import leaderboard
 
     players = load(db)
     standings = ratings(db) if players else {}
@@ -186,7 +186,7 @@ def games_table(rows):
 
 
 def shown_name(name: str) -> str:
-    from ..untrusted import NAME_MAX
+    from ..common.untrusted import NAME_MAX
 
     return shown(name, NAME_MAX)
 

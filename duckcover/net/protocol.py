@@ -11,8 +11,8 @@ import asyncio
 import json
 from typing import Any
 
-from ..codec import decode_move, encode_move
-from ..errors import ParseError
+from ..engine.codec import decode_move, encode_move
+from ..engine.errors import ParseError
 
 VERSION = 1
 CLIENT_LINE_MAX = 4 * 1024  # a client's message is a few dozen bytes; 4 KiB is generous

@@ -20,19 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import difficulty
-from ..errors import DuckError, Refusal
-from ..game import CHOOSING, Game, Phase, new_seed
-from ..moves import Move
+from ..engine.errors import DuckError, Refusal
+from ..engine.game import CHOOSING, Game, Phase, new_seed
+from ..engine.moves import Move
+from ..players import difficulty
 from ..players.table import BY_TIME, NOT_LEGAL, Chosen, Event, Flipped, Revealed
 from ..players.table import Table as Turns
-from ..record import (RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, reason_of, replay,
+from ..saves.record import (RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, reason_of, replay,
                       to_record)
-from ..rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
-from ..untrusted import LABEL_MAX, NAME_MAX, shown
+from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
+from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 from . import protocol as p
 
-DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/difficulty.py
+DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/players/difficulty.py
 MIN_SEATS, MAX_SEATS = MIN_PLAYERS, BOX_PLAYERS  # the rules' (rules.py)
 MAX_TABLES = 64
 TABLES_PER_NAME = 3  # unfinished tables one login name may sit at: throw-away tables cannot fill the server
@@ -289,8 +289,8 @@ class Table:
             client.send("note", key="code", name=self.seats[seat].name, login=login)
 
     def make_referee(self) -> None:
-        from ..plugins import resolve_bot
-        from ..safety import Referee
+        from ..players.plugins import resolve_bot
+        from ..players.safety import Referee
 
         self.referees = []
         for i, seat in enumerate(self.seats):
@@ -551,7 +551,7 @@ class TableServer:
         (a record whose last round stops before its end), its table files go."""
         from datetime import datetime, timezone
 
-        from ..storage import atomic_write
+        from ..saves.storage import atomic_write
 
         table.cancel_timer()
         for referee in table.referees:
@@ -802,7 +802,7 @@ class TableServer:
     # --- records ------------------------------------------------------------------------
     @staticmethod
     def record_of(table: Table) -> dict:
-        from ..safety import Fallback, add_fallbacks
+        from ..players.safety import Fallback, add_fallbacks
 
         record = rated_record(to_record(table.game, bots=[s.bot for s in table.seats]), table)
         found = [f for referee in table.referees for f in referee.fallbacks]
@@ -810,7 +810,7 @@ class TableServer:
         return add_turn_seats(add_fallbacks(record, found), "standins", table.turns.standins)
 
     def save(self, table: Table) -> None:
-        from ..storage import atomic_write
+        from ..saves.storage import atomic_write
 
         if table.game is not None:
             try:
@@ -826,7 +826,7 @@ class TableServer:
             self.problem(f"table {table.id}: cannot save: {err}")
 
     def write_meta(self, table: Table) -> None:
-        from ..storage import atomic_write
+        from ..saves.storage import atomic_write
 
         meta = {"id": table.id, "name": table.name, "seed": table.seed, "fixed": table.fixed,
                 "rules": table.rules.to_json(), "rated": table.rated,
@@ -838,8 +838,8 @@ class TableServer:
         """A finished game joins the host's finished games and statistics; its table files go."""
         from datetime import datetime, timezone
 
-        from .. import stats
-        from ..storage import FINISHED, atomic_write, games_dir
+        from ..saves import stats
+        from ..saves.storage import FINISHED, atomic_write, games_dir
 
         record = self.record_of(table)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
@@ -858,9 +858,9 @@ class TableServer:
                 self.problem(f"table {table.id}: statistics: {err}")
         self.lobby_changed()
 
-    # --- ratings (duckcover.ratings, derived from the statistics) -----------------------
+    # --- ratings (duckcover.saves.ratings, derived from the statistics) -----------------------
     def refresh_ratings(self) -> None:
-        from .. import stats
+        from ..saves import stats
 
         if not self.stats:
             return
@@ -872,7 +872,7 @@ class TableServer:
     def rate(self, record: dict, table: Table) -> None:
         """The game just added to the statistics, rated on top of the standings: the last game
         in the database's order, so the same numbers as recomputing them all, without the wait."""
-        from ..ratings import RatedGame, model, rate_game, ranks, seat_keys
+        from ..saves.ratings import RatedGame, model, rate_game, ranks, seat_keys
 
         if record.get("rated") is False:
             return
@@ -885,7 +885,7 @@ class TableServer:
 
     def top_ten(self) -> list[dict]:
         """The server's ten best rated people (bots are rated too, but not listed here)."""
-        from ..ratings import leaderboard
+        from ..saves.ratings import leaderboard
 
         return [{"name": shown(s.label, NAME_MAX), "ordinal": round(s.rating.ordinal, 2), "games": s.games}
                 for s in leaderboard(self.standings, kinds=("account", "human"))[:10]]
@@ -897,7 +897,7 @@ class TableServer:
 
     def restore(self) -> None:
         """Bring back every unfinished table from its files, exactly where its last turn left it."""
-        from ..files import why
+        from ..common.files import why
 
         if not self.tables_dir.is_dir():
             return
@@ -931,8 +931,8 @@ class TableServer:
         self.problem(f"table {shown(table_id, 40)}: not restored: {shown(reason, 120)}{where}")
 
     def load_table(self, meta_path: Path) -> Table:
-        from ..files import read_bounded
-        from ..record import read_file
+        from ..common.files import read_bounded
+        from ..saves.record import read_file
 
         meta = json.loads(read_bounded(meta_path, META_MAX).decode("utf-8"))
         table_id = meta_path.name.removesuffix(".table.json")
@@ -962,8 +962,8 @@ class TableServer:
 
 def seat_rating_key(seat: Seat) -> str | None:
     """Who a seat is to the ratings: the SSH account of its owner, or its bot and version."""
-    from ..plugins import bot_identity
-    from ..ratings import account_key, bot_key
+    from ..players.plugins import bot_identity
+    from ..saves.ratings import account_key, bot_key
 
     if seat.human:
         return account_key(*rated_account(seat.owner)) if seat.owner else None
@@ -981,7 +981,7 @@ def rated_account(owner: Identity) -> tuple[str, str | None]:
 def rated_record(record: dict, table: Table) -> dict:
     """The record with who is rated: each owner's account, each bot's version, and
     `"rated": false` for a table that is not rated (the statistics then leave it out)."""
-    from ..plugins import stamp_bot_versions
+    from ..players.plugins import stamp_bot_versions
 
     stamp_bot_versions(record)
     for player, seat in zip(record["players"], table.seats):

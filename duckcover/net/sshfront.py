@@ -26,8 +26,8 @@ from pathlib import Path
 
 import asyncssh
 
-from ..files import read_bounded, why
-from ..untrusted import shown
+from ..common.files import read_bounded, why
+from ..common.untrusted import shown
 from .server import Identity, TableServer, login_identity
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped

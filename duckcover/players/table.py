@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from ..errors import IllegalMoveError
-from ..game import CHOOSING, Game, Phase
-from ..moves import Move, Turn
-from ..view import PlayerView
+from ..engine.errors import IllegalMoveError
+from ..engine.game import CHOOSING, Game, Phase
+from ..engine.moves import Move, Turn
+from ..engine.view import PlayerView
 
 T = TypeVar("T")
 Runner = Callable[[Callable[[], Any], Callable[[Any], None]], None]
@@ -176,7 +176,7 @@ class Table:
 
     def time_up(self) -> None:
         """The choice's time is over: every seat a human still owes gets the fallback move."""
-        from ..safety import fallback_move
+        from .safety import fallback_move
 
         game = self.game
         for seat in [s for s in self.waiting() if not self.bot_plays(s)]:

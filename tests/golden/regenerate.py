@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from duckcover import record
-from duckcover.cards import packaged_splashes
-from duckcover.harness import play_game
-from duckcover.rules import Rules
+from duckcover.engine import Rules
+from duckcover.engine.cards import packaged_splashes
+from duckcover.players.harness import play_game
+from duckcover.saves import record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 

@@ -1,0 +1,1 @@
+"""The screens around the table: title, setup, help, games, settings, statistics, replay, review."""

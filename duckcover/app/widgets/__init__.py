@@ -1,0 +1,1 @@
+"""Widgets the screens share: cards, grids, the key bar, the log, glyphs."""

@@ -1,0 +1,344 @@
+"""Bot against bot on duplicate deals: every seating plays the same deals, so luck cancels out.
+
+`--games N` means N deals. Each deal (one game seed: layouts, decks, reshuffles) is played once
+per rotation of the bot list over the seats: with bots [A, B, C, D], rotation r seats bot i at
+seat (i + r) % 4, so every bot plays every seat (and every captaincy order) of every deal.
+N deals with k bots are N * k games.
+
+Bots with the same spec are one row: `--bot expert --bot greedy --bot greedy --bot greedy` gives
+an `expert` row over 1 seat and a `greedy` row over 3 seats. Per row:
+  - mean score: mean total per game per seat;
+  - win rate: wins per game per seat, a shared win counting 1/winners (an average bot at a
+    k-seat table wins 1/k);
+  - paired difference to the field: the seat's total minus the mean total of the other seats
+    in the same game (negative is better: lower scores win). Its 95% CI treats each deal as
+    one observation (the mean over that deal's rotations and the row's seats), since the
+    games of one deal share their cards;
+  - decision time median and max (ms), and the number of fallback moves the referee made;
+  - rating: every game of the arena (each deal's every rotation, in deal order) rated as the
+    statistics rate finished games (duckcover.saves.ratings), so a bot's number means what a
+    player's does; bots with the same spec are one player.
+
+Results are computed per deal from the seed alone, and gathered in deal order, so the numbers
+are the same for any `jobs` (timings aside).
+"""
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..engine.rules import Rules, rules_with_variants
+from ..saves.ratings import RatedGame, Standing, bot_key, compute, ranks
+from .harness import bot_key_for, constructor_seed, play_game
+from .plugins import bot_identity, instantiate, is_builtin, load_bot_class
+from .safety import DEFAULT_HARD_LIMIT, Referee
+from .sandbox import BotProcess
+
+REASONS_KEPT = 5  # distinct fallback reasons listed per bot; the rest count as "other"
+
+Z95 = 1.959963984540054
+
+
+_BUILTIN: dict[str, bool] = {}
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    specs: tuple[str, ...]
+    deals: int
+    seed: int = 0
+    variants: tuple[str, ...] = ()
+    budget: int | None = None
+    time_limit: float | None = None
+    hard_limit: float | None = DEFAULT_HARD_LIMIT
+    trusted: bool = False  # every bot in the arena's own process (faster; for bots you trust)
+
+    def in_process(self, spec: str) -> bool:
+        return self.trusted or self.builtin(spec)
+
+    @staticmethod
+    def builtin(spec: str) -> bool:
+        if spec not in _BUILTIN:  # scanning the entry points costs about a millisecond
+            _BUILTIN[spec] = is_builtin(spec)
+        return _BUILTIN[spec]
+
+    def rules(self) -> Rules:
+        return rules_with_variants(list(self.variants))  # NAME or NAME:ROUNDS
+
+
+@dataclass
+class DealResult:
+    """One deal played in every rotation; lists are indexed by bot (position in the spec list)."""
+
+    deal: int
+    totals: list[list[int]]  # [rotation][bot]
+    win_shares: list[list[float]]  # [rotation][bot]
+    times: list[array]  # seconds per decision, by bot (float32: 138 decisions a game, millions of games)
+    fallbacks: list[int]
+    incidents: list[int]
+    reasons: list[Counter] = field(default_factory=list)  # by bot: fallback reason -> count
+    output: list[str] = field(default_factory=list)  # by bot: what it printed (bounded)
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The game seed of a deal: stable everywhere (string seeds hash with SHA-512). 128 bits, so
+    a bot cannot find it by matching the layouts it sees against candidate seeds."""
+    return random.Random(f"duckcover-arena:{seed}:{deal}").getrandbits(128)
+
+
+def play_deal(config: ArenaConfig, deal: int, processes: dict[int, BotProcess] | None = None) -> DealResult:
+    """One deal in every rotation. Bots that do not run here play from `processes` (by bot index,
+    reused from deal to deal: each game makes a fresh bot in them); the caller ends them."""
+    n = len(config.specs)
+    rules = config.rules()
+    seed = deal_seed(config.seed, deal)
+    key = bot_key_for(seed)
+    processes = {} if processes is None else processes
+    result = DealResult(deal, [], [], [array("f") for _ in range(n)], [0] * n, [0] * n,
+                        [Counter() for _ in range(n)], [""] * n)
+    for rotation in range(n):
+        seat_of = [(bot + rotation) % n for bot in range(n)]
+        at_seat = sorted(range(n), key=lambda bot: seat_of[bot])  # bot index sitting at each seat
+        bots = [_seat_bot(config, i, constructor_seed(key, seat), processes) for seat, i in enumerate(at_seat)]
+        # The built-in bots return: called inline, no thread hand-off (see Referee).
+        inline = [config.builtin(config.specs[i]) for i in at_seat]
+        referee = Referee(bots, hard_limit=config.hard_limit, key=key, keep_processes=True, inline=inline)
+        game = play_game(bots, rules, seed=seed, names=[config.specs[i] for i in at_seat], referee=referee)
+        outcome = game.outcome()
+        share = 1 / len(outcome.winners)
+        result.totals.append([outcome.totals[seat_of[bot]] for bot in range(n)])
+        result.win_shares.append([share if seat_of[bot] in outcome.winners else 0.0 for bot in range(n)])
+        for bot in range(n):
+            result.times[bot].fromlist(referee.times[seat_of[bot]].tolist())  # to float32
+        for item in referee.fallbacks:
+            result.fallbacks[at_seat[item.seat]] += 1
+            result.reasons[at_seat[item.seat]][item.reason] += 1
+        for item in referee.incidents:
+            result.incidents[at_seat[item.seat]] += 1
+    for index, process in processes.items():
+        result.output[index] = process.output()
+    return result
+
+
+def _seat_bot(config: ArenaConfig, index: int, seed: int, processes: dict[int, BotProcess]):
+    spec = config.specs[index]
+    if config.in_process(spec):
+        return instantiate(_bot_class(spec), spec, seed, config.budget, config.time_limit)
+    process = processes.get(index)
+    if process is None:
+        process = processes[index] = BotProcess(spec, budget=config.budget, time_limit=config.time_limit)
+    return process
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _bot_class(spec: str) -> type:
+    # Scanning the installed entry points costs about a millisecond: once per process is enough.
+    cls = _CLASSES.get(spec)
+    if cls is None:
+        cls = _CLASSES[spec] = load_bot_class(spec)[0]
+    return cls
+
+
+def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:
+    config, deals = job
+    processes: dict[int, BotProcess] = {}  # one per bot that does not run here, for the whole chunk
+    try:
+        return [play_deal(config, deal, processes) for deal in deals]
+    finally:
+        for process in processes.values():
+            process.close()
+
+
+def run(config: ArenaConfig, jobs: int = 1, progress: Callable[[int], None] | None = None) -> list[DealResult]:
+    """Every deal's result, in deal order; `progress(k)` is called as k more deals finish."""
+    chunk = chunk_size(config.deals, jobs)
+    chunks = [range(start, min(start + chunk, config.deals)) for start in range(0, config.deals, chunk)]
+    results: list[DealResult] = []
+    for part in _map(_play_chunk, [(config, deals) for deals in chunks], jobs):
+        results.extend(part)
+        if progress:
+            progress(len(part))
+    return results
+
+
+def chunk_size(deals: int, workers: int) -> int:
+    """Deals per task: about eight tasks per worker, so the last ones finish close together,
+    and at most 50, which is plenty to amortise a chunk's start (its bot processes)."""
+    return max(1, min(50, deals // (workers * 8) or 1))
+
+
+def _map(function, items: list, jobs: int) -> Iterator:
+    if jobs <= 1 or len(items) <= 1:
+        yield from map(function, items)
+        return
+    import multiprocessing
+
+    from .confine import private_paths
+
+    # Spawned workers start bots too: they guard themselves as this process did (confine.available).
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items)), _guard_worker, (private_paths(),)) as pool:
+        yield from pool.imap(function, items)  # imap keeps the input order
+
+
+def _guard_worker(private: list[str]) -> None:
+    from .confine import keep_private, protect_game_process
+
+    protect_game_process()
+    for path in private:
+        keep_private(path)
+
+
+# --- the table ------------------------------------------------------------------------------------
+@dataclass
+class BotRow:
+    bot: str
+    seats: list[int] = field(default_factory=list)  # positions in the spec list
+
+    def to_json(self, results: Sequence[DealResult], players: int) -> dict:
+        scores, wins, per_deal_diff = [], [], []
+        for deal in results:
+            diffs = []
+            for totals, shares in zip(deal.totals, deal.win_shares):
+                for bot in self.seats:
+                    others = (sum(totals) - totals[bot]) / (players - 1)
+                    scores.append(totals[bot])
+                    wins.append(shares[bot])
+                    diffs.append(totals[bot] - others)
+            per_deal_diff.append(sum(diffs) / len(diffs))
+        median_time, max_time = time_figures(deal.times[bot] for bot in self.seats for deal in results)
+        mean_diff = statistics.fmean(per_deal_diff) if per_deal_diff else math.nan
+        half = Z95 * statistics.stdev(per_deal_diff) / math.sqrt(len(per_deal_diff)) if len(per_deal_diff) > 1 else None
+        return {
+            "bot": self.bot,
+            "seats": len(self.seats),
+            "games": len(scores),
+            "mean_score": _round(statistics.fmean(scores)) if scores else None,
+            "win_rate": _round(sum(wins) / len(wins)) if wins else None,
+            "diff_to_field": {
+                "mean": _round(mean_diff),
+                "ci95": None if half is None else [_round(mean_diff - half), _round(mean_diff + half)],
+            },
+            "decisions": sum(len(deal.times[bot]) for bot in self.seats for deal in results),
+            "decision_ms": {
+                "median": None if median_time is None else _round(median_time * 1000),
+                "max": None if max_time is None else _round(max_time * 1000),
+            },
+            "fallbacks": sum(deal.fallbacks[bot] for deal in results for bot in self.seats),
+            "fallback_reasons": self.reasons(results),
+            "output": next((deal.output[bot] for deal in results for bot in self.seats if deal.output[bot]), ""),
+            "hook_failures": sum(deal.incidents[bot] for deal in results for bot in self.seats),
+        }
+
+
+    def reasons(self, results: Sequence[DealResult]) -> dict[str, int]:
+        """Why the Referee played for this bot: the most frequent reasons, the rest as "other"."""
+        counts: Counter = Counter()
+        for deal in results:
+            for bot in self.seats:
+                counts.update(deal.reasons[bot])
+        kept = dict(counts.most_common(REASONS_KEPT))
+        other = sum(counts.values()) - sum(kept.values())
+        return {**kept, "other": other} if other else kept
+
+
+BIN = math.log(1.002)  # the median's histogram: bins 0.2% wide, so it is within 0.1%
+
+
+def time_figures(arrays: Iterator[array]) -> tuple[float | None, float | None]:
+    """The median and the max of the decision times in `arrays` (seconds; None if there are
+    none), without a list of them all: a million-game tournament makes 140 million. The max is
+    exact; the median (the upper middle one for an even count) is the middle of its bin of a
+    0.2%-wide histogram, kept within the range, so within 0.1% of the exact one."""
+    bins: Counter = Counter()
+    count, low, high = 0, math.inf, -math.inf
+    for times in arrays:
+        if times:
+            count += len(times)
+            low, high = min(low, min(times)), max(high, max(times))
+            bins.update(map(_time_bin, times))
+    if not count:
+        return None, None
+    seen = 0
+    for index in sorted(bins):
+        seen += bins[index]
+        if seen > count // 2:
+            return min(high, max(low, math.exp((index + 0.5) * BIN))), high
+    return high, high
+
+
+def _time_bin(seconds: float) -> int:
+    return math.floor(math.log(max(seconds, 1e-9)) / BIN)
+
+
+def rows(specs: Sequence[str]) -> list[BotRow]:
+    """One row per distinct spec, in order of first appearance."""
+    found: dict[str, BotRow] = {}
+    for index, spec in enumerate(specs):
+        found.setdefault(spec, BotRow(spec)).seats.append(index)
+    return list(found.values())
+
+
+def report(config: ArenaConfig, results: Sequence[DealResult], ran_on: dict | None = None) -> dict:
+    """The arena's figures as one JSON-ready object (what `duckcover arena --json` prints);
+    `ran_on` says where it ran ({"where": "local", "jobs": 2}, or a cluster's description)."""
+    players = len(config.specs)
+    standings = rate(config, results)
+    figures = {
+        "deals": config.deals,
+        "seatings": players,
+        "games": config.deals * players,
+        "seed": config.seed,
+        "rules": config.rules().to_json(),
+        "budget": config.budget,
+        "time_limit": config.time_limit,
+        "hard_limit": config.hard_limit,
+        "trusted": config.trusted,
+        "bots": [_with_rating(row.to_json(results, players), standings[row.bot]) for row in rows(config.specs)],
+        "protections": protections_report(config),
+    }
+    if ran_on is not None:
+        figures["ran_on"] = ran_on
+    return figures
+
+
+def protections_report(config: ArenaConfig) -> dict:
+    """How the result was obtained: which bots ran in a process of their own and which of the
+    kernel's walls stood around them (duckcover.players.confine); the others ran in the arena's process."""
+    from .confine import available
+
+    confined = list(dict.fromkeys(spec for spec in config.specs if not config.in_process(spec)))
+    report = {"confined_bots": confined, **available().to_json()}
+    if not confined:
+        why = "--trusted" if config.trusted else "all built in"
+        report["summary"] = f"every bot ran in the arena's own process ({why}): no bot was confined"
+        report["warnings"] = ["trusted bots can read the deal and your files"] if config.trusted else []
+    return report
+
+
+def rate(config: ArenaConfig, results: Sequence[DealResult]) -> dict[str, Standing]:
+    """Each distinct spec's rating from every game of the arena, in deal and rotation order."""
+    keys = tuple(bot_key(*bot_identity(spec)) for spec in config.specs)
+    games = []
+    for deal in results:
+        for totals, shares in zip(deal.totals, deal.win_shares):
+            winners = [bot for bot, share in enumerate(shares) if share > 0]
+            games.append(RatedGame(len(games), keys, ranks(totals, winners)))
+    standings = compute(games)
+    return {spec: standings.get(key, Standing(key)) for spec, key in zip(config.specs, keys)}
+
+
+def _with_rating(row: dict, standing: Standing) -> dict:
+    row["rating"] = standing.rating.as_dict()
+    row["rated_as"] = standing.label
+    return row
+
+
+def _round(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 4)

@@ -1,0 +1,100 @@
+"""Driving a game with bots: views built before any move applies, one joint move per step."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..engine.game import CHOOSING, Game, Phase, new_seed  # noqa: F401 - new_seed: its old home, re-exported
+from ..engine.moves import Turn
+from ..engine.rules import Rules
+from .bot import Bot
+from .seeding import (  # noqa: F401 - their old home: re-exported for callers and bot authors
+    KEY_BYTES, DecisionRandom, bot_key_for, constructor_seed, decision_key, new_bot_key,
+)
+
+if TYPE_CHECKING:
+    from .safety import Referee
+
+
+def prepare(bots: Sequence[Bot]) -> None:
+    for bot in bots:
+        if not isinstance(bot.rng, DecisionRandom):
+            bot.rng = DecisionRandom()
+
+
+def decide(game: Game, bots: Sequence[Bot], key: bytes | int | None = None) -> list:
+    """Every seat's choice, each from a view built before any of them applies."""
+    key = game.seed if key is None else key
+    choosing = game.awaiting
+    views = {seat: game.view(seat) for seat in choosing}
+    step = 1 if game.phase is Phase.PLACE else 0
+    moves: list = [None] * game.n
+    for seat in choosing:
+        bot = bots[seat]
+        bot.rng.reseed(key, seat, game.round_index, game.turn_number, step)
+        moves[seat] = bot.choose(views[seat])
+    return moves
+
+
+def play_game(
+    bots: Sequence[Bot],
+    rules: Rules | None = None,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    on_turn: Callable[[Game, Turn], None] | None = None,
+    referee: Referee | None = None,
+    key: bytes | None = None,
+) -> Game:
+    """Play a whole game among `bots` (one per seat) and return it, finished.
+
+    Without a `referee` the bots are trusted (the fast path simulations use). With one
+    (duckcover.players.safety.Referee, built on the same bots) every hook and decision runs under
+    its guard: failures become fallback moves, listed in `referee.fallbacks`.
+    `key` is the secret the bots' randomness comes from (default: derived from `seed`).
+    """
+    key = bot_key_for(seed) if key is None else key
+    if referee is not None:
+        names = list(names) if names else [f"{referee.label(i)} {i + 1}" for i in range(len(bots))]
+        game = Game(names, rules, seed)
+        if referee.key is None:
+            referee.key = key
+        return _refereed(game, referee, on_turn)
+    prepare(bots)
+    game = Game(list(names) if names else [f"{bot.name} {i + 1}" for i, bot in enumerate(bots)], rules, seed)
+    for seat, bot in enumerate(bots):
+        bot.start_game(game.view(seat))
+    # Most bots ignore the hooks; skipping their views keeps simulations fast.
+    observers = [(seat, bot) for seat, bot in enumerate(bots) if type(bot).observe is not Bot.observe]
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        for seat, bot in enumerate(bots):
+            bot.start_round(game.view(seat))
+        while game.phase is Phase.FLIP:
+            game.flip()
+            while game.phase in CHOOSING:
+                game.play(decide(game, bots, key))
+            turn = game.last_turn
+            for seat, bot in observers:
+                bot.observe(game.view(seat), turn)
+            if on_turn:
+                on_turn(game, turn)
+    return game
+
+
+def _refereed(game: Game, referee: Referee, on_turn: Callable[[Game, Turn], None] | None) -> Game:
+    referee.start_game(game)
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            game.start_round()
+        referee.start_round(game)
+        while game.phase is Phase.FLIP:
+            game.flip()
+            while game.phase in CHOOSING:
+                game.play(referee.decide(game))
+            turn = game.last_turn
+            referee.observe(game, turn)
+            if on_turn:
+                on_turn(game, turn)
+    referee.close()
+    return game
