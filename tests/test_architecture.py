@@ -1,10 +1,11 @@
-"""The import doors between the layers (engine, players, saves, app, command line), checked
-from the source of whatever is installed.
+"""The import doors between the rooms (engine, common, players, saves, net, app, command line),
+checked from the source of whatever is installed.
 
-The engine never imports Textual, nothing below the app imports the app, and the engine
-imports nothing of duckcover's outside itself. An `ast` walk reads every module (function-level
-imports included) of the installed `duckcover` and `duckcover_bots` packages, so the same test
-guards an editable install and the wheel users get.
+The doors are import-linter contracts in pyproject.toml (layers, forbidden imports, no cycles),
+run here by import-linter itself. An `ast` walk of every module (function-level imports
+included) of the installed `duckcover` and `duckcover_bots` packages checks that no two modules
+import each other, however far round, and what import-linter cannot see: what Textual loads
+at run time, and that the package carries every file.
 """
 from __future__ import annotations
 
@@ -19,24 +20,11 @@ import pytest
 import duckcover
 import duckcover_bots
 
-# The engine as today's flat layout has it (the future duckcover/engine/). A new rules module
-# joins this set; anything else the engine needs is a door opened the wrong way. The scorepad
-# is not in it: it prints a summary in the reader's language (a face, like the app).
-ENGINE = {
-    "duckcover", "duckcover.engine.cards", "duckcover.engine.errors", "duckcover.engine.game", "duckcover.engine.grid",
-    "duckcover.engine.legality", "duckcover.engine.moves", "duckcover.engine.rules", "duckcover.engine.variants", "duckcover.engine.view",
-}
-PLAYERS = {
-    "duckcover.players.answers", "duckcover.players.arena", "duckcover.players.bot", "duckcover.players.difficulty", "duckcover.players.harness",
-    "duckcover.players.plugins", "duckcover.players.safety", "duckcover.players.sandbox", "duckcover.players.seeding", "duckcover.players",
-    "duckcover.players.table",
-}
-SAVES = {"duckcover.saves.paths", "duckcover.saves.record", "duckcover.saves.settings", "duckcover.saves.stats", "duckcover.saves.storage"}
-# Above the app: they start it.
-LAUNCHERS = ("duckcover.cli", "duckcover.__main__", "duckcover.commands")
+ROOT = Path(__file__).resolve().parent.parent
 APP = "duckcover.app"
-# The engine is pure rules: no I/O machinery, no threads, no processes.
-ENGINE_FORBIDDEN = {"textual", "threading", "multiprocessing", "subprocess", "asyncio", "socket", "sqlite3"}
+# The rooms of ../shared/ARCHITECTURE.md, top to bottom ("a | b": neither imports the other).
+ROOMS = ["duckcover.__main__", "duckcover.cli", "duckcover.commands", "duckcover.app", "duckcover.net",
+         "duckcover.players | duckcover.saves", "duckcover.common", "duckcover.engine"]
 
 
 def _modules() -> dict[str, Path]:
@@ -83,69 +71,73 @@ def imports_of(name: str, path: Path) -> set[str]:
 IMPORTS = {name: imports_of(name, path) for name, path in MODULES.items()}
 
 
-def _violations(modules, forbidden) -> list[str]:
-    return sorted(
-        f"{name} imports {target}"
-        for name in modules
-        for target in IMPORTS[name]
-        if any(_within(target, bad) for bad in forbidden)
-    )
+def contracts() -> dict[str, dict]:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    return {contract["id"]: contract for contract in config["contracts"]}
+
+
+def lint_imports(*, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """import-linter's own command on pyproject.toml's contracts, against the importable package."""
+    code = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+    return subprocess.run([sys.executable, "-c", code, "--no-cache", str(ROOT / "pyproject.toml")],
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
 
 
 def test_the_walk_sees_every_module_and_function_level_imports():
     assert {"duckcover.engine.game", "duckcover.app.table.screen", "duckcover.commands.play", "duckcover_bots.expert"} <= set(MODULES)
     # commands/play.py starts the app from inside its function body.
     assert "duckcover.app" in IMPORTS["duckcover.commands.play"]
-    assert "duckcover.engine.cards" in IMPORTS["duckcover.app.controller"]  # `from ..cards import ...`
+    assert "duckcover.engine.cards" in IMPORTS["duckcover.app.controller"]  # `from ..engine.cards import ...`
 
 
-def test_nothing_outside_the_app_imports_textual():
-    outside = [m for m in MODULES if not _within(m, APP)]
-    assert _violations(outside, {"textual"}) == []
+def test_the_contracts_say_what_the_architecture_says():
+    """The doors of ARCHITECTURE.md, as import-linter contracts in pyproject.toml."""
+    found = contracts()
+    assert found["rooms"]["type"] == "layers" and found["rooms"]["layers"] == ROOMS
+    # Every exception to the layers is named, import by import (no wildcards).
+    assert all("*" not in ignored for ignored in found["rooms"].get("ignore_imports", []))
+    assert {"textual", "asyncssh", "sqlite3", "threading", "subprocess", "socket"} <= set(found["pure-engine"]["forbidden_modules"])
+    assert found["pure-engine"]["source_modules"] == ["duckcover.engine"]
+    assert "duckcover.net" in found["textual-in-the-app-only"]["source_modules"]
+    assert found["no-cycles"]["type"] == "acyclic_siblings"
+    assert set(found["no-cycles"]["ancestors"]) == {"duckcover", "duckcover_bots"}
+    assert {"duckcover.bot", "duckcover.moves", "duckcover.game"} <= set(found["no-old-paths"]["forbidden_modules"])
+    rooms = {room.strip() for layer in ROOMS for room in layer.split("|")}
+    assert {name for name in MODULES if name.count(".") == 1 and (ROOT / name.replace(".", "/")).is_dir()} <= rooms
 
 
-def test_nothing_below_the_app_imports_the_app():
-    below = [m for m in MODULES if not _within(m, APP) and not any(_within(m, up) for up in LAUNCHERS)]
-    assert _violations(below, {APP}) == []
+def test_the_import_contracts_are_kept():
+    """Layers, forbidden imports and no cycles, checked by import-linter from the source."""
+    result = lint_imports()
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert f"Contracts: {len(contracts())} kept, 0 broken." in result.stdout
 
 
-def test_only_the_command_line_imports_the_commands():
-    others = [m for m in MODULES if not any(_within(m, up) for up in LAUNCHERS)]
-    assert _violations(others, {"duckcover.commands", "duckcover.cli"}) == []
+def test_a_broken_door_is_reported(tmp_path):
+    """The same contracts on a copy of the package in which the engine imports Textual and the
+    app: import-linter must say so (the test above could not fail otherwise)."""
+    import shutil
 
-
-def test_the_engine_imports_nothing_of_duckcover_outside_itself():
-    missing = ENGINE - set(MODULES)
-    assert not missing, f"ENGINE names modules that do not exist: {missing}"
-    leaks = sorted(
-        f"{name} imports {target}: add it to ENGINE if it is rules, else the door is the wrong way round"
-        for name in ENGINE
-        for target in IMPORTS[name]
-        if (_within(target, "duckcover") or _within(target, "duckcover_bots")) and target not in ENGINE
-    )
-    assert leaks == []
-    assert _violations(ENGINE, ENGINE_FORBIDDEN) == []
-
-
-def test_the_codec_stands_on_the_engine_alone():
-    """duckcover.engine.codec is shared by players (the bot pipe), saves (the record) and net (the
-    protocol), so it may import the engine and nothing else of duckcover."""
-    outside = sorted(target for target in IMPORTS["duckcover.engine.codec"]
-                     if _within(target, "duckcover") and target not in ENGINE)
-    assert outside == []
-    assert _violations(["duckcover.engine.codec"], ENGINE_FORBIDDEN) == []
-
-
-def test_players_and_saves_keep_out_of_each_other():
-    players = [m for m in MODULES if m in PLAYERS or _within(m, "duckcover_bots")]
-    saves = [m for m in MODULES if m in SAVES]
-    assert _violations(players, SAVES | {"duckcover.net"}) == []
-    assert _violations(saves, PLAYERS | {"duckcover_bots", "duckcover.net"}) == []
+    copy = tmp_path / "site"
+    for package in (duckcover, duckcover_bots):
+        source = Path(package.__file__).parent
+        shutil.copytree(source, copy / package.__name__, ignore=shutil.ignore_patterns("__pycache__"))
+    grid = copy / "duckcover" / "engine" / "grid.py"
+    grid.write_text(grid.read_text(encoding="utf-8") + "\nfrom ..app import options\nimport textual\n", encoding="utf-8")
+    env = {**__import__("os").environ, "PYTHONPATH": str(copy)}
+    result = lint_imports(cwd=tmp_path, env=env)
+    assert result.returncode != 0
+    assert "Contracts: 4 kept, 2 broken." in result.stdout or "BROKEN" in result.stdout, result.stdout[-3000:]
+    assert "duckcover.engine.grid -> duckcover.app.options" in result.stdout
+    assert "duckcover.engine.grid -> textual" in result.stdout
 
 
 def test_importing_everything_below_the_app_loads_no_textual():
     """The same door at run time: third-party imports are followed too."""
-    below = [m for m in MODULES if not _within(m, APP) and not any(_within(m, up) for up in LAUNCHERS)]
+    launchers = ("duckcover.cli", "duckcover.__main__", "duckcover.commands")
+    below = [m for m in MODULES if not _within(m, APP) and not any(_within(m, up) for up in launchers)]
     code = (
         "import importlib, sys\n"
         f"for m in {below!r}: importlib.import_module(m)\n"
