@@ -386,7 +386,7 @@ async def set_up_table(port: int, number: int, size: tuple[int, int]) -> list[Se
     await screen.until(lambda s: "Tables on this server" in s.text() and " Create table" in s.text(), "lobby")
     host.key(b"c")
     await screen.until(lambda s: "A new table" in s.text() and "Seat 4" in s.text(), "create screen")
-    await open_seat(screen, "Seat 3", b"\t\t\t")  # focus: table name -> players -> seat 2 -> seat 3
+    await open_seat(screen, "Seat 3", b"\t\t\t\t")  # focus: table name -> rated -> players -> seat 2 -> seat 3
     await open_seat(screen, "Seat 4", b"\t")
     host.key(b"\x13")  # ctrl+s: create
     await screen.until(lambda s: "waiting for players" in s.text(), "waiting screen")

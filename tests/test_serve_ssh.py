@@ -434,7 +434,7 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         # was open).
         from duckcover.players.difficulty import DIFFICULTIES
 
-        procs[0].stdin.write(b"\t\t\t\r")
+        procs[0].stdin.write(b"\t\t\t\t\r")  # name -> rated -> players -> seat 2 -> seat 3
         await read_until(procs[0].stdout, b"Hard (expert)", seen[0])  # the list is open
         procs[0].stdin.write(b"\x1b[A" * (1 + list(DIFFICULTIES).index("medium")) + b"\r")
         await until_screen(procs[0].stdout, seen[0], re.compile(r"Seat 3 +\W+open for a human"))

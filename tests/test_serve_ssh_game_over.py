@@ -57,9 +57,10 @@ async def test_n_then_q_after_an_ssh_game_shows_the_new_table_then_the_lobby_and
             guest.stdin.write(SYNC_SUPPORTED)  # whole frames: the model never reads half a frame
             guest.stdin.write(b"c")
             await read_until(guest.stdout, b"A new table", seen)
-            # Two seats: the players list (Tab, open, up twice from 4, choose), then seat 2 from
-            # an open seat to a medium bot (Tab, open, down past the levels listed before it, choose); Ctrl+S creates.
-            guest.stdin.write(TAB + ENTER)
+            # Two seats: the players list (Tab past "Rated game", Tab, open, up twice from 4, choose),
+            # then seat 2 from an open seat to a medium bot (Tab, open, down past the levels listed
+            # before it, choose); Ctrl+S creates.
+            guest.stdin.write(TAB + TAB + ENTER)
             await until_shown(guest, seen, "▲")  # the list is open
             guest.stdin.write(UP + UP + ENTER)
             await until_gone(guest, seen, "Seat 3")

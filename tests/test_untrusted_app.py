@@ -14,7 +14,8 @@ from duckcover.app.controller import TurnController
 from duckcover.saves import stats, storage
 from autoplay import settle, step
 from duckcover.app.passplay import read_sounds
-from duckcover.app.screens.core import ConfirmScreen, GameOverScreen, RoundEndScreen
+from duckcover.app.screens.core import GameOverScreen, RoundEndScreen
+from duckcover.app.screens.games import ConfirmDeleteScreen
 from duckcover.app.screens.games import ConfirmDeleteScreen, GamesScreen
 from duckcover.app.screens.handover import HandoverScreen
 from duckcover.app.screens.replay import ReplayScreen, build_timeline
@@ -137,7 +138,7 @@ CLICKERS = ["[@click=app.screenshot('victim.txt','.')]Gwen[/]", "[@click=app.qui
 @pytest.mark.parametrize("payload", CLICKERS)
 async def test_clicking_a_name_runs_no_action(tmp_path, monkeypatch, payload):
     monkeypatch.chdir(tmp_path)
-    for screen in (HandoverScreen(payload, "where"), ConfirmScreen(f"Delete {payload}?", "Yes", "No")):
+    for screen in (HandoverScreen(payload, "where"), ConfirmDeleteScreen(f"Delete {payload}?")):
         app = Host(screen)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
