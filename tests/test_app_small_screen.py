@@ -142,3 +142,21 @@ async def test_your_grid_gives_up_its_ring_before_a_legal_cell():
             region = grid.cell_region(cell)
             assert 0 <= region.y and region.bottom <= height, (cell, region)
         assert grid.bounds()[1] == 0  # no ring row above the first row of cards
+
+
+async def test_your_grid_taller_than_its_region_is_folded_between_choices_and_not_during_one():
+    # A column of twelve cards (a player who ducked upwards all round) in seven lines: between
+    # choices every card stays in sight, folded; during a choice the cells keep their places.
+    cells = {(0, y): (CARDS[0][y + 1],) for y in range(12)}
+    grid = GridWidget(0, large=True, focusable=True, fit=True, ring=True)
+    async with OneGrid(grid).run_test(size=(60, 7)) as pilot:
+        await pilot.pause()
+        grid.show(cells, (0,) * 12)
+        await pilot.pause()
+        assert grid.folded()
+        text = "".join(seg.text for y in range(grid.content_size.height) for seg in grid.render_line(y))
+        for number in range(1, 13):
+            assert f"A{number}\u25cf" in text.replace(grid.glyphs.drop, "\u25cf"), (number, text)
+        grid.show(cells, (0,) * 12, {(0, 5): "called", (1, 5): "duck"}, (0, 5))
+        await pilot.pause()
+        assert not grid.folded()

@@ -370,10 +370,11 @@ class GridWidget(Widget):
             self.refresh()
 
     def folded(self) -> bool:
-        """An opponent's grid with more rows than its region has lines: drawn row after row,
-        each row's cards in order and the rows apart by ROW_BREAK, so no row is lost (the
-        columns are, which a grid nobody chooses in can spare)."""
-        if not (self.narrow and self.fit and self.cells):
+        """A grid with more rows than its region has lines, while nobody chooses in it (an
+        opponent's; yours between choices): drawn row after row, each row's cards in order and
+        the rows apart by ROW_BREAK, so no row is lost (the columns are, which a grid nobody
+        chooses in can spare). A choice needs the cells where they are: it is never folded."""
+        if not (self.fit and self.cells) or (self.marks and not self.narrow):
             return False
         _, y0, _, y1 = self.bounds()
         return y1 - y0 + 1 > max(1, self.content_size.height)
