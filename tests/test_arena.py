@@ -95,6 +95,7 @@ def test_greedy_beats_random_on_duplicate_deals():
     assert (greedy["rated_as"], random_row["rated_as"]) == ("greedy@1", "random@1")
 
 
+@pytest.mark.keys  # a whole arena rated twice: the slow tier
 def test_arena_ratings_are_the_ratings_the_statistics_give_the_same_games(tmp_path):
     from duckcover.players.plugins import stamp_bot_versions
     from duckcover.saves import stats

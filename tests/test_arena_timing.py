@@ -7,6 +7,7 @@ import statistics
 import threading
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from duckcover.players import sandbox
@@ -21,6 +22,8 @@ from duckcover.players.sandbox import BotProcess, ViewEncoder, view_data
 from duckcover_bots.greedy import GreedyBot
 
 from test_bot_protocol import views_along_a_game
+
+pytestmark = pytest.mark.keys  # bot processes and threads timed against each other: the slow tier
 
 SLOW = 0.3  # seconds the slow bots think per decision (a loaded machine's round trips take tens of ms)
 DECISIONS = 5  # of the bot under test

@@ -9,6 +9,9 @@ from duckcover.cli import main
 GOOD = """\
 import os, sys
 from duckcover.players.bot import Bot
+import pytest
+
+pytestmark = pytest.mark.keys  # runs the duckcover command: the slow tier
 print("import-time chatter")
 os.write(1, b"\\x1b]0;title\\x07")
 class Cautious(Bot):

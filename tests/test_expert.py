@@ -10,6 +10,8 @@ from duckcover.players.harness import DecisionRandom, play_game
 from duckcover_bots.expert import ExpertBot
 from duckcover_bots.greedy import GreedyBot
 
+pytestmark = pytest.mark.keys  # the expert searches whole rollouts: the slow tier
+
 TINY = 12  # rollouts per decision: enough to exercise the search, fast enough for CI
 
 

@@ -17,6 +17,8 @@ from test_app_history_words import explanations  # noqa: F401 - a fixture
 from test_serve_client import press_what_is_asked, settle
 from test_serve_standin import ANN, ann_and_ben_then_ben_leaves
 
+pytestmark = pytest.mark.keys  # a guest app against a table server: the slow tier
+
 SIZE = (80, 24)
 
 

@@ -379,6 +379,7 @@ def test_the_set_up_screens_rounds_field_is_refused_in_the_language(lang, syntax
     assert error_text(errors[1]).startswith(unknown)
 
 
+@pytest.mark.keys  # a guest app on a table server: the slow tier
 @pytest.mark.parametrize("lang, expected", [("de", "Tisch von ann"), ("fr", "Table de ann"), ("en", "ann's table")])
 async def test_a_table_left_unnamed_is_named_in_its_creators_language(server, lang, expected):
     i18n.set_language(lang)

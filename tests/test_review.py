@@ -21,6 +21,8 @@ from duckcover.players.harness import play_game
 from duckcover.saves.record import dumps, read_file, replay, to_record
 from duckcover_bots.random_bot import RandomBot
 
+pytestmark = pytest.mark.keys  # the review searches with the expert at every decision: the slow tier
+
 GOLDEN = Path(__file__).resolve().parent / "golden"
 RECORD = GOLDEN / "g4_greedy_seed1.json"
 # Regenerate only on purpose (a change to the expert or the review that should change figures):
