@@ -61,7 +61,7 @@ def test_illegal_move_in_a_record_becomes_a_located_record_error():
 
 
 def test_a_refused_flip_changes_nothing():
-    from duckcover import MAX, Game, Rules
+    from duckcover.engine import MAX, Game, Rules
 
     game = Game(2, seed=3)
     deck = game.draw_size
