@@ -227,7 +227,8 @@ class TableScreen(Screen):
         self.token = 0  # bumps per choice, so a stale worker's answer is ignored
         humans = controller.humans
         self.main_seat = humans[0] if humans else 0
-        self.prompt_text = ""
+        self.base_prompt = ""  # what set_prompt asked
+        self.prompt_text = ""  # what the prompt shows: that, and the table's status line
         self.explain_text = ""
         self._shown: dict = {}
         self._parts: dict = {}  # selector -> widget, see part()
@@ -277,7 +278,9 @@ class TableScreen(Screen):
     def seat_kind(self, seat: int) -> str:
         """Who plays a seat, as its panel's title says: a bot's difficulty or a human."""
         spec = self.ctl.seats[seat]
-        return shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human")
+        kind = shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human")
+        rating = self.ctl.rating(seat)  # on a server: the player's rating there
+        return kind if rating is None else t("net.rating_beside", kind=kind, ordinal=rating)
 
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
@@ -288,6 +291,7 @@ class TableScreen(Screen):
         grids = [panel.grid for panel in self.query(".opponent").results(SeatPanel)]
         for grid in grids:
             grid.alike = grids
+        self.ctl.attach(self)
         self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
@@ -299,6 +303,8 @@ class TableScreen(Screen):
             self.log_line(t(joined, round=game.round_index + 1, turn=game.turn_number), bold=True)
         else:
             self.log_line(round_start_words(game.round_index + 1), bold=True)
+        for line in self.ctl.joined_lines():
+            self.log_line(line, bold=True)
         self.refresh_table()
         self.advance()
 
@@ -529,7 +535,14 @@ class TableScreen(Screen):
         self.part("#log", TableLog).write(Text(line, style="bold" if bold else "") if isinstance(line, str) else line)
 
     def set_prompt(self, text: str) -> None:
-        self.prompt_text = text
+        self.base_prompt = text
+        self.show_prompt()
+
+    def show_prompt(self) -> None:
+        """The prompt, and the table's status line under it if it has one (a remote table: who
+        has chosen, the time left; the line is always there, so the prompt keeps its height)."""
+        line = self.ctl.status_line()
+        self.prompt_text = self.base_prompt if line is None else f"{self.base_prompt}\n{line}"
         self.put("#prompt", self.prompt_display())
 
     def set_explain(self, text: str) -> None:
@@ -545,6 +558,10 @@ class TableScreen(Screen):
             self.set_timer(delay, callback)
 
     def advance(self) -> None:
+        self.next_step()
+        self.ctl.moved_on()
+
+    def next_step(self) -> None:
         game = self.ctl.game
         if self.state in (TurnState.ROUND_OVER, TurnState.GAME_OVER):
             return
@@ -604,8 +621,8 @@ class TableScreen(Screen):
 
     def do_flip(self) -> None:
         game = self.ctl.game
-        if game.phase is not Phase.FLIP or not self.is_attached:
-            return
+        if game.phase is not Phase.FLIP or not self.is_attached or not self.ctl.flip_here(self.state):
+            return  # (a remote table sends a flip of this keyboard's, and plays it when the server says)
         before = game.turn_number
         self.ctl.flip()
         self.log_line(self.ctl.flip_line(before), bold=True)
@@ -679,6 +696,12 @@ class TableScreen(Screen):
         self.refresh_table()
         self.later(self.after_pause, REVEAL_PAUSE[self.options.speed])
 
+    def choice_taken(self) -> None:
+        """The choice being asked here was made elsewhere (on a server, the time ran out)."""
+        if self.state is TurnState.CHOOSING:
+            self.chooser, self.stage = None, Stage.NONE
+            self.go(TurnState.WAITING)
+
     def after_pause(self) -> None:
         if self.state is TurnState.PAUSE and self.is_attached:
             self.go(TurnState.IDLE)
@@ -703,6 +726,8 @@ class TableScreen(Screen):
 
     def after_round_end(self, _result=None) -> None:
         game = self.ctl.game
+        if not game.over and not self.ctl.round_may_start():
+            return  # a remote table: the next deal comes from the server, and it calls again
         if game.over:
             from .screens import GameOverScreen
 
@@ -846,6 +871,8 @@ class TableScreen(Screen):
         self.query_one("#log", TableLog).page(direction)
 
     def action_settings(self) -> None:
+        if not self.ctl.settings_here:
+            return  # a guest on a server: the settings file is the host's
         from .settings_screen import SettingsScreen
 
         self.app.push_screen(SettingsScreen())
@@ -865,6 +892,8 @@ class TableScreen(Screen):
             return enabled(self.app)
         if action == "flip":
             return self.state is TurnState.AWAIT_FLIP
+        if action == "settings":
+            return self.ctl.settings_here
         if action == "back":
             return (self.stage is Stage.DEST and self.chooser is not None
                     and len(self.ctl.views[self.chooser].candidates) > 1)
