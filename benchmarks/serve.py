@@ -504,7 +504,8 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     from textual.screen import Screen as TextualScreen
 
     from duckcover.app.options import AppOptions
-    from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
+    from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTable, WaitingScreen
+    from duckcover.app.table.screen import TableScreen
     from duckcover.common import i18n
     from duckcover.net.server import Identity, TableServer
     from test_serve_client import press_what_is_asked, settle
@@ -535,7 +536,7 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
         return real
 
     watched: list = [None]
-    patched = [(RemoteTableScreen, "receive", counted(RemoteTableScreen, "receive", lambda s: s.app)),
+    patched = [(RemoteTable, "receive", counted(RemoteTable, "receive", lambda s: s.send.__self__)),
                (TextualScreen, "_compositor_refresh", counted(TextualScreen, "_compositor_refresh", lambda s: s.app)),
                (App, "_display", counted(App, "_display", lambda a: a))]
     try:
@@ -556,7 +557,7 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
                 await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
                 await settle(pilots, lambda: apps[1].lobby_tables)
                 await ben.press("j")
-                await settle(pilots, lambda: all(isinstance(a.screen, RemoteTableScreen) for a in apps))
+                await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
                 table = next(iter(server.tables.values()))
                 for _ in range(40 * turns):
                     if table.game.turn_number >= turns or table.game.over:

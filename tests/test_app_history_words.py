@@ -9,8 +9,9 @@ import pytest
 from autoplay import step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.controller import TurnController
-from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen
+from duckcover.app.remote import LobbyScreen, RemoteApp
 from duckcover.app.screens.replay import build_timeline, story_lines
+from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.engine import Phase
 from duckcover.net.server import Identity, TableServer
@@ -71,7 +72,7 @@ async def test_a_watcher_who_joins_mid_game_reads_the_same_story_and_is_told_he_
             pilots = [ann, wes]
             await settle_clients(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
             apps[0].send("create", seats=["human", "easy", "easy"], seed=2)
-            await settle_clients(pilots, lambda: isinstance(apps[0].screen, RemoteTableScreen))
+            await settle_clients(pilots, lambda: isinstance(apps[0].screen, TableScreen))
             table = next(iter(srv.tables.values()))
             game = table.game
             for _ in range(400):  # Ann plays three turns, and stops where she is to flip or choose
@@ -83,7 +84,7 @@ async def test_a_watcher_who_joins_mid_game_reads_the_same_story_and_is_told_he_
             assert game.turn_number >= 3
             await settle_clients(pilots, lambda: apps[1].lobby_tables)
             await wes.press("w")
-            await settle_clients(pilots, lambda: isinstance(apps[1].screen, RemoteTableScreen))
+            await settle_clients(pilots, lambda: isinstance(apps[1].screen, TableScreen))
             watched = apps[1].table_screen.log_lines
             turns = table.game.turn_number
             assert f"Watching from round 1, after flip {turns}." in watched

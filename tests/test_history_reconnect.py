@@ -9,7 +9,8 @@ import asyncio
 import pytest
 
 from duckcover.app.options import AppOptions
-from duckcover.app.remote import RemoteApp, RemoteTableScreen
+from duckcover.app.remote import RemoteApp
+from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
 
@@ -69,7 +70,7 @@ async def test_back_after_a_drop_she_reads_the_game_as_she_played_it_stand_ins_a
     back = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant", lang="de"), str(server.sock),
                      server.issue_token(table.seats[ANN].owner))
     async with back.run_test(size=SIZE) as pilot:
-        await settle([pilot], lambda: isinstance(back.screen, RemoteTableScreen))
+        await settle([pilot], lambda: isinstance(back.screen, TableScreen))
         await pilot.pause()
         retold = back.table_screen.log_lines
         resumed = i18n.t("log.resumed", round=1, turn=turns)

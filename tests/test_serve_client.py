@@ -9,8 +9,9 @@ import pytest
 
 from autoplay import keys_to
 from duckcover.app.options import AppOptions
-from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen, WaitingScreen
+from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTable, WaitingScreen
 from duckcover.app.screens.core import RoundEndScreen
+from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
 
@@ -46,7 +47,7 @@ async def press_what_is_asked(app: RemoteApp, pilot) -> None:
     screen = app.screen
     if isinstance(screen, RoundEndScreen):
         await pilot.press("enter")
-    elif isinstance(screen, RemoteTableScreen):
+    elif isinstance(screen, TableScreen):
         if screen.state == "await-flip":
             await pilot.press("space")
         elif screen.state == "choosing" and screen.chooser is not None:
@@ -75,10 +76,13 @@ async def test_lobby_create_join_and_play_by_keys_all_see_the_same_reveals(serve
         await settle(pilots, lambda: apps[1].lobby_tables and apps[2].lobby_tables)
         await ben.press("j")
         await cy.press("j")
-        await settle(pilots, lambda: all(isinstance(a.screen, RemoteTableScreen) for a in apps))
+        await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
         table = next(iter(server.tables.values()))
         assert [s.name for s in table.seats] == ["ann", "ben", "cy", "Jackson"]
         assert [a.controller.my_seat for a in apps] == [0, 1, 2]
+        for app in apps:  # the local table screen itself, asking a table whose answers are the server's
+            assert type(app.screen) is TableScreen and isinstance(app.screen.ctl, RemoteTable)
+            assert app.screen.check_action("settings", ()) is False  # the settings file is the host's
         # Play by keys until four turns are revealed.
         for _ in range(600):
             if table.game.turn_number >= 4:
@@ -110,7 +114,7 @@ async def test_countdown_ends_with_the_referee_fallback_said_in_the_log(tmp_path
             apps[0].send("create", seats=["human", "human"], seed=4)
             await settle(pilots, lambda: apps[1].lobby_tables)
             await ben.press("j")
-            await settle(pilots, lambda: all(isinstance(a.screen, RemoteTableScreen) for a in apps))
+            await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
             # Nobody presses anything: the Captain's flip and both choices run out of time.
             await settle(pilots, lambda: any("Played for ben: time." in line
                                              for line in apps[0].table_screen.log_lines), rounds=250)
@@ -128,7 +132,7 @@ async def test_a_watcher_sees_the_table_without_a_seat(server):
         apps[0].send("create", seats=["human", "easy", "easy"], seed=2)
         await settle(pilots, lambda: apps[1].lobby_tables and apps[1].lobby_tables[0]["state"] == "playing")
         await wes.press("w")
-        await settle(pilots, lambda: isinstance(apps[1].screen, RemoteTableScreen))
+        await settle(pilots, lambda: isinstance(apps[1].screen, TableScreen))
         watcher = apps[1].controller
         assert watcher.my_seat is None and watcher.humans == []
         await ann.press("space")  # Ann flips; the watcher sees the flip but is never asked anything

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from duckcover.app.options import AppOptions
-from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTableScreen
+from duckcover.app.remote import LobbyScreen, RemoteApp
+from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.engine import CHOOSING
 from duckcover.net.server import Identity, TableServer
@@ -46,7 +47,7 @@ async def ann_and_ben_then_ben_leaves(server, ann_app, pilot):
     await ben.until("welcome")
     ben.send("join", table=table.id)
     await ben.until("seated")
-    await settle([pilot], lambda: isinstance(ann_app.screen, RemoteTableScreen))
+    await settle([pilot], lambda: isinstance(ann_app.screen, TableScreen))
     await ben.close()
     await settle([pilot], lambda: table.seats[BEN].left_at is not None)
     return table
@@ -86,7 +87,7 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
             if ben_chosen_ann_to_choose():
                 break
             screen = ann_app.screen
-            if not (isinstance(screen, RemoteTableScreen) and screen.chooser is not None and BEN in table.views):
+            if not (isinstance(screen, TableScreen) and screen.chooser is not None and BEN in table.views):
                 await press_what_is_asked(ann_app, pilot)
             await pilot.pause(0.02)
         assert ben_chosen_ann_to_choose()
@@ -95,7 +96,7 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
         ben_app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
                             server.issue_token(table.seats[BEN].owner))
         async with ben_app.run_test(size=SIZE) as ben_pilot:
-            await settle([ben_pilot], lambda: isinstance(ben_app.screen, RemoteTableScreen))
+            await settle([ben_pilot], lambda: isinstance(ben_app.screen, TableScreen))
             await ben_pilot.pause()
             lines = ben_app.table_screen.log_lines
             told = [line for line in lines if line.startswith("You were away: a stand-in bot chose your move: ben ")]

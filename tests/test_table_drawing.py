@@ -28,3 +28,37 @@ async def test_a_redraw_of_the_table_searches_no_widget_once_the_table_is_drawn(
         monkeypatch.undo()
         assert searches == []
         assert "A prompt the screen has not shown yet" in str(table.query_one("#prompt").render())
+
+
+async def test_the_table_s_text_parts_are_redrawn_by_their_watchers_only_when_they_change(tmp_path, monkeypatch):
+    """What the table shows are reactive attributes: a redraw that changes nothing updates no
+    text part (no repaint, no layout), a new prompt updates the prompt alone, and a new main
+    seat moves every panel to its seat in the new order."""
+    from textual.widgets import Static
+
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False, save=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(60):
+            await step(pilot)
+            table = table_of(app)
+            if table is not None and table.ctl.game.turn_number >= 1 and table.chooser is not None:
+                break
+        assert table is not None and table.chooser is not None
+        updated: list[str | None] = []
+        update = Static.update
+        monkeypatch.setattr(Static, "update", lambda widget, *args, **kw: updated.append(widget.id) or update(widget, *args, **kw))
+        table.refresh_table()
+        assert updated == []
+        table.set_prompt("Something new to do")
+        assert updated == ["prompt"]
+        table.set_prompt("Something new to do")
+        assert updated == ["prompt"]  # the same prompt again: nothing to draw
+        monkeypatch.undo()
+        assert table.prompt_text == "Something new to do"
+        before = {panel.id or panel.seat: panel.seat for panel in table.seat_panels()}
+        table.main_seat = (table.main_seat + 1) % table.ctl.game.n
+        own = table.query_one("#own-panel")
+        assert own.seat == own.grid.seat == table.main_seat
+        assert sorted(panel.seat for panel in table.seat_panels()) == sorted(before.values())
+        assert [p.seat for p in table.query(".opponent")] == table.seat_order()[1:]

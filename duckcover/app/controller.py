@@ -59,8 +59,13 @@ class TurnController:
       `humans_to_ask()`, `submit(seat, move)`, `ready()`, `resolve()` -> `Reveal`,
       `start_round()`, `load_errors` (lines to show);
     - words: `call_text()`, `flip_label()`, `explain_flip(turns_before)`,
-      `quack_prompt(seat)`, `turn_lines(turn)`; and `record()` for saving.
+      `quack_prompt(seat)`, `turn_lines(turn)`; and `record()` for saving;
+    - where a table elsewhere decides (app/remote.RemoteTable answers differently; the
+      screen never asks which kind it has): `attach(screen)`, `moved_on()`, `flip_here(state)`,
+      `round_may_start()`, `joined_lines()`, `status_line()`, `rating(seat)`, `settings_here`.
     """
+
+    settings_here = True  # the settings file is this player's to change
 
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
                  loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,
@@ -296,6 +301,33 @@ class TurnController:
         """One line per bot whose move this turn the Referee made (the log marks each one)."""
         seats, self._fallback_seats = sorted(self._fallback_seats), set()
         return [fallback_words(self.game.names[seat]) for seat in seats]
+
+    # --- where a table elsewhere decides: here, at once --------------------------------------
+    def attach(self, screen) -> None:
+        """The screen that shows this table is mounted (a local table needs nothing of it)."""
+
+    def flip_here(self, state) -> bool:
+        """Whether the Captain's flip, asked for in the screen's `state`, is played now."""
+        return True
+
+    def moved_on(self) -> None:
+        """The screen has taken its next step (after a pause, a scorepad, its first frame)."""
+
+    def round_may_start(self) -> bool:
+        """Whether the next round may be dealt as the scorepad closes."""
+        return True
+
+    def joined_lines(self) -> list[str]:
+        """Lines for the log after its opening line (a guest back mid-turn hears what was chosen for her)."""
+        return []
+
+    def status_line(self) -> str | None:
+        """A line under the prompt (who has chosen, the time left), or None for no line at all."""
+        return None
+
+    def rating(self, seat: int) -> str | None:
+        """A seat's rating, shown beside who plays it, or None."""
+        return None
 
     # --- words ------------------------------------------------------------------------------
     def quack_word(self, seat: int) -> str:

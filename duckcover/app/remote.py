@@ -34,7 +34,7 @@ from ..players.difficulty import DIFFICULTIES as BOTS
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
-from .table.screen import Stage, TableScreen, TurnState
+from .table.screen import TableScreen, TurnState
 from .telling import move_words, stand_in_words
 from .widgets.footer import KeyFooter
 from .words import bot_label, error_text, peer_refusal_text
@@ -43,13 +43,21 @@ DIFFICULTIES = tuple(BOTS)  # one list: duckcover/players/difficulty.py
 
 
 # --- the table, through the same interface as a local one ----------------------------------
-class RemoteController(TurnController):
-    """A TurnController whose game is the mirror of a table on the server.
+class RemoteTable(TurnController):
+    """A table on the server, as the plain table screen asks it: a TurnController whose game
+    is the mirror of the server's table.
 
-    The table screen asks it the same questions; the answers differ where the server decides:
-    only this terminal's seat is "human here", no bot runs in this process, a submitted move
-    goes to the server, and the flip, the reveal and the next deal are the server's (the
-    screen hands them over in `next_flip`, `revealed` and `next_round` before it asks)."""
+    The answers differ where the server decides: only this terminal's seat is "human here", no
+    bot runs in this process, a submitted move and this seat's flip go to the server, and the
+    flip, the reveal and the next deal are the server's. Its messages wait in an inbox until
+    the screen is ready for them (a reveal stays on screen for its pause, the next deal waits
+    until the scorepad is closed), then go through the screen's own flow: `do_flip`,
+    `maybe_resolve`, `after_round_end`. It also keeps the server's status (who has chosen, the
+    countdown) for the line under the prompt, and the seats' ratings."""
+
+    settings_here = False  # the settings file is the host's, not a guest's to change
+    MIRROR_EVENTS = ("flip", "reveal", "round")
+    BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
 
     def __init__(self, game: Game, seats: list[SeatSpec], my_seat: int | None, send) -> None:
         super().__init__(game, seats)
@@ -60,6 +68,14 @@ class RemoteController(TurnController):
         self.next_flip: list[int] | None = None
         self.revealed: list | None = None
         self.next_round: dict | None = None
+        self.screen: TableScreen | None = None
+        self.inbox: deque = deque()
+        self.early: list[dict] = []  # messages that came before the screen was up
+        self.up = False
+        self.flip_sent = False
+        self.scorepad_done = False
+        self.deadline: float | None = None
+        self.chosen_for_me = None  # the move a stand-in chose for this seat while its player was away
 
     @property
     def humans(self) -> list[int]:
@@ -105,41 +121,42 @@ class RemoteController(TurnController):
         entry, self.next_round = self.next_round, None
         _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]), unseen=True)
 
+    # --- what the screen asks where the server decides --------------------------------
+    def attach(self, screen: TableScreen) -> None:
+        self.screen = screen
+        screen.set_interval(1.0, self.tick)
+        screen.call_after_refresh(self.now_up)
 
-class RemoteTableScreen(TableScreen):
-    """The table screen, moved on by the server's messages instead of a local turn loop.
+    def flip_here(self, state: TurnState) -> bool:
+        if self.next_flip is not None:  # the server's flip, applied now
+            return True
+        if state is TurnState.AWAIT_FLIP and self.game.captain == self.my_seat and not self.flip_sent:
+            self.send("flip")
+            self.flip_sent = True
+        return False  # another seat's flip, or this one's on its way: the server's "flip" brings it
 
-    Each message waits until the screen is ready for it (a reveal stays on screen for its
-    pause, the next deal waits until the scorepad is closed), then goes through the screen's
-    own flow: `do_flip`, `maybe_resolve`, `after_round_end`."""
+    def moved_on(self) -> None:
+        self.pump()  # what waited for the pause or the scorepad to end
 
-    MIRROR_EVENTS = ("flip", "reveal", "round")
-    BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
+    def round_may_start(self) -> bool:
+        if self.next_round is not None:
+            return True
+        self.scorepad_done = True  # the next deal comes from the server
+        self.pump()
+        return False
 
-    def __init__(self, controller: RemoteController, options: AppOptions, earlier=()) -> None:
-        super().__init__(controller, options, earlier)
-        self.inbox: deque = deque()
-        self.early: list[dict] = []  # messages that came before the screen was up
-        self.up = False
-        self.flip_sent = False
-        self.scorepad_done = False
-        self.base_prompt = ""
-        self.deadline: float | None = None
-        self.chosen_for_me = None  # the move a stand-in chose for this seat while its player was away
+    def joined_lines(self) -> list[str]:
+        game, seat, move = self.game, self.my_seat, self.chosen_for_me
+        if move is None or seat is None or game.phase not in CHOOSING:
+            return []
+        # Back mid-turn: the move the stand-in bot chose for this seat, before the reveal.
+        words = move_words(game.names[seat], game.grid(seat), move, game.phase is Phase.PLACE)
+        return [t("net.chosen_for_you", move=words)]
 
-    def begin(self) -> None:
-        super().begin()
-        game, seat, move = self.ctl.game, self.ctl.my_seat, self.chosen_for_me
-        if move is not None and seat is not None and game.phase in CHOOSING:
-            # Back mid-turn: the move the stand-in bot chose for this seat, before the reveal.
-            words = move_words(game.names[seat], game.grid(seat), move, game.phase is Phase.PLACE)
-            self.log_line(t("net.chosen_for_you", move=words), bold=True)
+    def rating(self, seat: int) -> str | None:
+        return seat_ordinal(self.status.get("players") or [], seat)
 
-    def on_mount(self) -> None:
-        # (Textual runs TableScreen.on_mount too: handlers are called along the class hierarchy.)
-        self.set_interval(1.0, self.tick)
-        self.call_after_refresh(self.now_up)
-
+    # --- the server's messages ----------------------------------------------------------
     def now_up(self) -> None:
         self.up = True
         early, self.early = self.early, []
@@ -147,97 +164,71 @@ class RemoteTableScreen(TableScreen):
             self.receive(message)
         self.pump()
 
-    # --- the flow, from the server ---------------------------------------------------
-    def advance(self) -> None:
-        self.flip_sent = False
-        super().advance()
-        self.pump()
-
-    def do_flip(self) -> None:
-        ctl = self.ctl
-        if ctl.next_flip is not None:  # the server's flip, applied now
-            super().do_flip()
-        elif self.state is TurnState.AWAIT_FLIP and ctl.game.captain == ctl.my_seat and not self.flip_sent:
-            ctl.send("flip")
-            self.flip_sent = True
-        # another seat's flip: the server's "flip" message brings it
-
-    def after_round_end(self, _result=None) -> None:
-        if self.ctl.game.over:
-            super().after_round_end()
-            return
-        self.scorepad_done = True  # the next deal comes from the server
-        self.pump()
-
     def receive(self, message: dict) -> None:
         kind = message["type"]
         if not self.up:
             self.early.append(message)
         elif kind == "status":
-            self.ctl.status = message
+            self.status = message
             seconds = message.get("seconds")
             self.deadline = None if seconds is None else time.monotonic() + seconds
-            super().set_prompt(self.with_status(self.base_prompt))
+            self.screen.show_prompt()
         elif kind == "note":
             name = shown(message.get("name"), NAME_MAX)
             key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected",
                    "code": "net.return_code", "seed": "net.fixed_deal"}.get(message.get("key"))
             if key:
-                self.log_line(t(key, name=name, login=shown(message.get("login"), NAME_MAX + 8),
-                                seed=shown(message.get("seed"), 24)))
+                self.screen.log_line(t(key, name=name, login=shown(message.get("login"), NAME_MAX + 8),
+                                       seed=shown(message.get("seed"), 24)))
         elif kind in self.MIRROR_EVENTS:
             self.inbox.append(message)
             self.pump()
 
     def ready_for(self, message: dict) -> bool:
+        state = self.screen.state
         if message["type"] == "round":
-            return self.state is TurnState.ROUND_OVER and self.scorepad_done
-        return self.state not in self.BUSY
+            return state is TurnState.ROUND_OVER and self.scorepad_done
+        return state not in self.BUSY
 
     def pump(self) -> None:
-        while self.inbox and self.up and self.is_attached and self.ready_for(self.inbox[0]):
+        while self.inbox and self.up and self.screen.is_attached and self.ready_for(self.inbox[0]):
             message = self.inbox.popleft()
             try:
                 self.apply(message)
             except (DuckError, ValueError, KeyError, IndexError, TypeError, RuntimeError):
                 self.inbox.clear()
-                self.ctl.send("sync")  # the mirror lost step: the server sends the whole table again
+                self.send("sync")  # the mirror lost step: the server sends the whole table again
                 return
 
     def apply(self, message: dict) -> None:
-        ctl, kind = self.ctl, message["type"]
+        kind, screen = message["type"], self.screen
         if kind == "flip":
-            ctl.next_flip = message["codes"]
+            self.next_flip = message["codes"]
             try:
-                self.do_flip()
+                screen.do_flip()
             finally:
-                ctl.next_flip = None
+                self.next_flip = None
+                self.flip_sent = False
         elif kind == "reveal":
-            game = ctl.game
-            ctl.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
+            game = self.game
+            self.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
             standins = message.get("standins")
-            ctl.stood_in = sorted({s for s in standins if type(s) is int and 0 <= s < game.n}) \
+            self.stood_in = sorted({s for s in standins if type(s) is int and 0 <= s < game.n}) \
                 if isinstance(standins, list) else []
-            if self.state is TurnState.CHOOSING:  # still choosing here: the time ran out
-                self.chooser, self.stage = None, Stage.NONE
-                self.go(TurnState.WAITING)
-            self.maybe_resolve()
+            screen.choice_taken()  # still choosing here: the time ran out
+            screen.maybe_resolve()
         elif kind == "round":
-            ctl.next_round = message["round"]
+            self.next_round = message["round"]
             self.scorepad_done = False
-            super().after_round_end()
+            screen.after_round_end()
 
     # --- who has chosen, the countdown ------------------------------------------------
-    def set_prompt(self, text: str) -> None:
-        self.base_prompt = text
-        super().set_prompt(self.with_status(text))
-
-    def with_status(self, text: str) -> str:
-        """The prompt, then one line: who is thinking, the time left, who is away, who has
-        chosen, as much as fits. The line is always there (blank if nothing to say) and never
-        wraps, so the prompt keeps its height and an update repaints that line only."""
-        status = self.ctl.status
-        names = [shown(name, NAME_MAX) for name in self.ctl.game.names]
+    def status_line(self) -> str:
+        """Who is thinking, the time left, who is away, who has chosen, as much as fits. The
+        line is always there (blank if nothing to say) and never wraps, so the prompt keeps
+        its height and an update repaints that line only."""
+        status = self.status
+        names = [shown(name, NAME_MAX) for name in self.game.names]
         away = [i for i, s in enumerate(status.get("players") or []) if not s.get("connected", True)]
         parts = []
         for key, seats in (("net.thinking", status.get("thinking", [])), ("net.seconds", None),
@@ -246,32 +237,18 @@ class RemoteTableScreen(TableScreen):
                 parts.append(t(key, seconds=max(0, round(self.deadline - time.monotonic()))))
             elif seats:
                 parts.append(t(key, names=", ".join(names[s] for s in seats if s < len(names))))
-        width = self.part("#prompt").size.width or 80
+        width = self.screen.part("#prompt").size.width or 80
         line = ""
         for part in parts:
             longer = f"{line} | {part}" if line else part
             if len(longer) > width - 2:
                 break
             line = longer
-        return f"{text}\n{line}"
+        return line
 
     def tick(self) -> None:
         if self.deadline is not None:
-            super().set_prompt(self.with_status(self.base_prompt))
-
-    def seat_kind(self, seat: int) -> str:
-        """Who sits there, and their rating on this server beside it."""
-        kind = super().seat_kind(seat)
-        ordinal = seat_ordinal(self.ctl.status.get("players") or [], seat)
-        return kind if ordinal is None else t("net.rating_beside", kind=kind, ordinal=ordinal)
-
-    def action_settings(self) -> None:
-        pass  # the settings file is the host's, not a guest's to change
-
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action == "settings":
-            return False
-        return super().check_action(action, parameters)
+            self.screen.show_prompt()
 
 
 # --- the lobby ---------------------------------------------------------------------------
@@ -557,7 +534,8 @@ class RemoteApp(DuckCoverApp):
         self.lobby_tables: list[dict] = []
         self.top_players: list[dict] = []  # the server's top ten ("top" message)
         self.writer: asyncio.StreamWriter | None = None
-        self.table_screen: RemoteTableScreen | None = None
+        self.table_screen: TableScreen | None = None
+        self.remote_table: RemoteTable | None = None  # the table that screen shows
         self.create_when_left = False  # "n" after a game: the new table's screen, once back in the lobby
         self.crash: str | None = None  # the traceback of an error that ended the app, for the server's log
 
@@ -648,7 +626,7 @@ class RemoteApp(DuckCoverApp):
         elif kind == "seated":
             self.seated(message)
         elif kind == "left":
-            self.table_screen = None
+            self.table_screen = self.remote_table = None
             self.replace_main(LobbyScreen())
             if self.create_when_left:
                 self.create_when_left = False
@@ -659,8 +637,8 @@ class RemoteApp(DuckCoverApp):
             self.exit(message=peer_refusal_text(message, LABEL_MAX))
         elif kind == "status" and isinstance(self.main_screen(), WaitingScreen):
             self.main_screen().show(message.get("players", []))
-        elif self.table_screen is not None:
-            self.table_screen.receive(message)
+        elif self.remote_table is not None:
+            self.remote_table.receive(message)
 
     def main_screen(self):
         stack = [s for s in self.screen_stack[1:] if not s.is_modal]
@@ -671,7 +649,7 @@ class RemoteApp(DuckCoverApp):
 
         record = message.get("record")
         if record is None:
-            self.table_screen = None
+            self.table_screen = self.remote_table = None
             self.replace_main(WaitingScreen(message))
             return
         game = replay(record, unseen=True)
@@ -685,15 +663,15 @@ class RemoteApp(DuckCoverApp):
         seats = [SeatSpec(name, players[i].get("bot") if i < len(players) else None)
                  for i, name in enumerate(game.names)]
         my_seat = message.get("seat")
-        controller = RemoteController(game, seats, my_seat, self.send)
+        controller = RemoteTable(game, seats, my_seat, self.send)
         controller.status = message.get("status") or {}
-        self.controller = controller
+        self.controller = self.remote_table = controller
         options = replace(self.options, watch=my_seat is None)
         earlier = self.story_so_far(record, game) if game.history or game.round_index else []
-        self.table_screen = RemoteTableScreen(controller, options, earlier)
+        self.table_screen = TableScreen(controller, options, earlier)
         if my_seat is not None and message.get("your_move") is not None:
             try:
-                self.table_screen.chosen_for_me = p.move_from_json(message["your_move"], my_seat, game.n)
+                controller.chosen_for_me = p.move_from_json(message["your_move"], my_seat, game.n)
             except (DuckError, ValueError, KeyError, IndexError, TypeError):
                 pass  # a mark the log could not tell: the reveal still shows the move
         self.replace_main(self.table_screen)

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.geometry import Region
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -215,21 +216,31 @@ class TableScreen(Screen):
         Binding("pagedown", "log_scroll(1)", show=False),
     ]
 
+    # What the table shows, as reactive attributes: each watcher redraws only what depends on its
+    # attribute, and only when the value changed. `var`: no repaint of the whole screen and no
+    # layout pass (the regions have fixed sizes); init=False: nothing is drawn before compose.
+    state = var(TurnState.IDLE, init=False)  # the footer's keys follow it (and chooser, stage)
+    chooser: var[int | None] = var(None, init=False)  # the human seat choosing now
+    stage = var(Stage.NONE, init=False)
+    main_seat = var(0, init=False)  # the seat in the large grid (pass-and-play: the human choosing)
+    prompt_text = var("", init=False)  # the prompt: what set_prompt asked, and the table's status line
+    explain_text = var("", init=False)  # what the flip means, above the prompt
+    # The four text parts as drawn (None: not yet); a redraw that makes the same text draws nothing.
+    status_shown: var[Text | None] = var(None, init=False)
+    info_shown: var[Text | None] = var(None, init=False)
+    totals_shown: var[Text | None] = var(None, init=False)
+    prompt_shown: var[Text | None] = var(None, init=False)
+
     def __init__(self, controller: TurnController, options: AppOptions, earlier: Sequence[str] = ()) -> None:
         super().__init__()
         self.ctl = controller
         self.options = options
         self.earlier = list(earlier)  # a resumed game: its story so far, for the log
-        self.state = TurnState.IDLE
-        self.chooser: int | None = None  # the human seat choosing now
-        self.stage = Stage.NONE
         self.picked = None  # (card, origin) being moved
         self.token = 0  # bumps per choice, so a stale worker's answer is ignored
         humans = controller.humans
-        self.main_seat = humans[0] if humans else 0
-        self.prompt_text = ""
-        self.explain_text = ""
-        self._shown: dict = {}
+        self.set_reactive(TableScreen.main_seat, humans[0] if humans else 0)  # compose places it
+        self.base_prompt = ""  # what set_prompt asked
         self._parts: dict = {}  # selector -> widget, see part()
         self._seat_panels: list[SeatPanel] = []
         self.log_lines: list[str] = []
@@ -277,7 +288,9 @@ class TableScreen(Screen):
     def seat_kind(self, seat: int) -> str:
         """Who plays a seat, as its panel's title says: a bot's difficulty or a human."""
         spec = self.ctl.seats[seat]
-        return shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human")
+        kind = shown(bot_label(spec.bot), NAME_MAX) if spec.bot else t("seat.human")
+        rating = self.ctl.rating(seat)  # on a server: the player's rating there
+        return kind if rating is None else t("net.rating_beside", kind=kind, ordinal=rating)
 
     def seat_order(self) -> list[int]:
         n = self.ctl.game.n
@@ -288,6 +301,7 @@ class TableScreen(Screen):
         grids = [panel.grid for panel in self.query(".opponent").results(SeatPanel)]
         for grid in grids:
             grid.alike = grids
+        self.ctl.attach(self)
         self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
@@ -299,6 +313,8 @@ class TableScreen(Screen):
             self.log_line(t(joined, round=game.round_index + 1, turn=game.turn_number), bold=True)
         else:
             self.log_line(round_start_words(game.round_index + 1), bold=True)
+        for line in self.ctl.joined_lines():
+            self.log_line(line, bold=True)
         self.refresh_table()
         self.advance()
 
@@ -313,7 +329,6 @@ class TableScreen(Screen):
         small = self.is_small()
         if small != self.has_class("-small"):
             self.set_class(small, "-small")
-            self._shown.clear()
             self.refresh_table()
         self.size_opponents(self.query_one("#opponents"), self.query_one("#table"))
 
@@ -378,11 +393,11 @@ class TableScreen(Screen):
         for panel in self.seat_panels():
             if panel.has_class("opponent"):
                 panel.grid.match_size()
-        self.put("#status", self.status_text())
+        self.status_shown = self.status_text()
         self.part("#heaps", Heaps).set_faces(self.heap_faces())
-        self.put("#table-info", self.table_info())
-        self.put("#totals", self.totals_text())
-        self.put("#prompt", self.prompt_display())
+        self.info_shown = self.table_info()
+        self.totals_shown = self.totals_text()
+        self.prompt_shown = self.prompt_display()
         self.update_bindings()
 
     def update_bindings(self) -> None:
@@ -392,12 +407,41 @@ class TableScreen(Screen):
             self._bindings_key = key
             self.refresh_bindings()
 
-    def put(self, selector: str, content) -> None:
-        """Update a Static only when its content changed."""
-        key = content.markup if isinstance(content, Text) else content
-        if self._shown.get(selector) != key:
-            self._shown[selector] = key
-            self.part(selector, Static).update(content, layout=False)  # fixed sizes: no layout
+    # --- the watchers ---------------------------------------------------------------------
+    def watch_status_shown(self, text: Text) -> None:
+        self.part("#status", Static).update(text, layout=False)  # fixed sizes: no layout
+
+    def watch_info_shown(self, text: Text) -> None:
+        self.part("#table-info", Static).update(text, layout=False)
+
+    def watch_totals_shown(self, text: Text) -> None:
+        self.part("#totals", Static).update(text, layout=False)
+
+    def watch_prompt_shown(self, text: Text) -> None:
+        self.part("#prompt", Static).update(text, layout=False)
+
+    def watch_prompt_text(self) -> None:
+        self.prompt_shown = self.prompt_display()
+
+    def watch_explain_text(self) -> None:
+        self.prompt_shown = self.prompt_display()
+
+    def watch_state(self) -> None:
+        self.update_bindings()
+
+    def watch_chooser(self) -> None:
+        self.update_bindings()
+
+    def watch_stage(self) -> None:
+        self.update_bindings()
+
+    def watch_main_seat(self) -> None:
+        """Another seat in the large grid: every panel takes its seat in the new order."""
+        order = self.seat_order()
+        panels = sorted(self.seat_panels(), key=lambda panel: panel.id != "own-panel")  # yours first
+        for panel, seat in zip(panels, order):
+            panel.seat = panel.grid.seat = seat
+            panel.grid.kept = None  # another seat's grid: its own bounds
 
     def grid_of(self, seat: int):
         """What the table shows of a seat: while it chooses, its grid before any move applies."""
@@ -529,12 +573,17 @@ class TableScreen(Screen):
         self.part("#log", TableLog).write(Text(line, style="bold" if bold else "") if isinstance(line, str) else line)
 
     def set_prompt(self, text: str) -> None:
-        self.prompt_text = text
-        self.put("#prompt", self.prompt_display())
+        self.base_prompt = text
+        self.show_prompt()
+
+    def show_prompt(self) -> None:
+        """The prompt, and the table's status line under it if it has one (a remote table: who
+        has chosen, the time left; the line is always there, so the prompt keeps its height)."""
+        line = self.ctl.status_line()
+        self.prompt_text = self.base_prompt if line is None else f"{self.base_prompt}\n{line}"
 
     def set_explain(self, text: str) -> None:
         self.explain_text = text
-        self.put("#prompt", self.prompt_display())
 
     # --- the flow -----------------------------------------------------------------------
     def later(self, callback, delay: float) -> None:
@@ -545,6 +594,10 @@ class TableScreen(Screen):
             self.set_timer(delay, callback)
 
     def advance(self) -> None:
+        self.next_step()
+        self.ctl.moved_on()
+
+    def next_step(self) -> None:
         game = self.ctl.game
         if self.state in (TurnState.ROUND_OVER, TurnState.GAME_OVER):
             return
@@ -554,7 +607,7 @@ class TableScreen(Screen):
         if game.phase is Phase.FLIP:
             if self.ctl.is_human(game.captain) and not self.options.watch:
                 self.go(TurnState.AWAIT_FLIP)
-                self.set_main_seat(game.captain)
+                self.main_seat = game.captain
                 self.refresh_table()
                 self.set_prompt(t("prompt.flip_named", name=self.seat_name(game.captain))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
@@ -604,8 +657,8 @@ class TableScreen(Screen):
 
     def do_flip(self) -> None:
         game = self.ctl.game
-        if game.phase is not Phase.FLIP or not self.is_attached:
-            return
+        if game.phase is not Phase.FLIP or not self.is_attached or not self.ctl.flip_here(self.state):
+            return  # (a remote table sends a flip of this keyboard's, and plays it when the server says)
         before = game.turn_number
         self.ctl.flip()
         self.log_line(self.ctl.flip_line(before), bold=True)
@@ -679,6 +732,12 @@ class TableScreen(Screen):
         self.refresh_table()
         self.later(self.after_pause, REVEAL_PAUSE[self.options.speed])
 
+    def choice_taken(self) -> None:
+        """The choice being asked here was made elsewhere (on a server, the time ran out)."""
+        if self.state is TurnState.CHOOSING:
+            self.chooser, self.stage = None, Stage.NONE
+            self.go(TurnState.WAITING)
+
     def after_pause(self) -> None:
         if self.state is TurnState.PAUSE and self.is_attached:
             self.go(TurnState.IDLE)
@@ -703,6 +762,8 @@ class TableScreen(Screen):
 
     def after_round_end(self, _result=None) -> None:
         game = self.ctl.game
+        if not game.over and not self.ctl.round_may_start():
+            return  # a remote table: the next deal comes from the server, and it calls again
         if game.over:
             from ..screens.core import GameOverScreen
 
@@ -744,20 +805,8 @@ class TableScreen(Screen):
 
         self.app.push_screen(HandoverScreen(self.seat_name(seat), where), ready)
 
-    def set_main_seat(self, seat: int) -> None:
-        """Show `seat` as the large grid (pass-and-play: the human choosing now)."""
-        if seat == self.main_seat:
-            return
-        self.main_seat = seat
-        order = self.seat_order()
-        panels = [self.query_one("#own-panel", SeatPanel), *self.query(".opponent").results(SeatPanel)]
-        for panel, seat in zip(panels, order):
-            panel.seat = panel.grid.seat = seat
-            panel.grid.kept = None  # another seat's grid: its own bounds
-        self._shown.clear()
-
     def begin_human(self, seat: int) -> None:
-        self.set_main_seat(seat)
+        self.main_seat = seat
         self.chooser = seat
         view = self.ctl.views[seat]
         self.picked = None
@@ -846,6 +895,8 @@ class TableScreen(Screen):
         self.query_one("#log", TableLog).page(direction)
 
     def action_settings(self) -> None:
+        if not self.ctl.settings_here:
+            return  # a guest on a server: the settings file is the host's
         from ..screens.settings import SettingsScreen
 
         self.app.push_screen(SettingsScreen())
@@ -865,6 +916,8 @@ class TableScreen(Screen):
             return enabled(self.app)
         if action == "flip":
             return self.state is TurnState.AWAIT_FLIP
+        if action == "settings":
+            return self.ctl.settings_here
         if action == "back":
             return (self.stage is Stage.DEST and self.chooser is not None
                     and len(self.ctl.views[self.chooser].candidates) > 1)
