@@ -1,8 +1,9 @@
 """The table's widgets: one focusable grid per player, with a cursor among legal cells."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -13,6 +14,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Static
 
 from .. import i18n
 from ..grid import Cell, Stack
@@ -143,6 +145,13 @@ class KeyBar(Widget):
     def render(self) -> Text:
         return Text("").join(label for label, _, _ in self.labels())
 
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+
     def index_at(self, x: int) -> int | None:
         """Which key is drawn at column x (None: past the last one)."""
         for index, (label, _, _) in enumerate(self.labels()):
@@ -184,6 +193,91 @@ def text_strip(widget: Widget, line: Text, base: Style, width: int) -> Strip:
     # Text.render reads the line's own style only under spans: a plain bold line needs it here.
     style = base + console.get_style(line.style) if line.style else base
     return Strip(line.render(console)).apply_style(style).adjust_cell_length(width, base)
+
+
+class StaticLines:
+    """Rich Text drawn line by line exactly as Textual's Static draws it (wrapped at words),
+    each line made once until `forget`.
+
+    Textual's own path turns the Text into its Content and lays it out anew on every repaint
+    of the widget: for the status line, the prompt, the seat titles and the keys, which
+    change on every reveal, that was most of a non-choosing client's widget drawing. A widget
+    calls `forget` from its refresh (which every change of content, style or size goes through)."""
+
+    def __init__(self) -> None:
+        self.drawn: tuple | None = None  # (outer size, base style, width, lines, strips by line)
+
+    def forget(self) -> None:
+        self.drawn = None
+
+    def line(self, widget: Widget, make_text: Callable[[], Text], y: int) -> Strip:
+        """Line `y` of the text `make_text` returns (asked for only when the lines are made)."""
+        drawn = self.drawn
+        if drawn is None or drawn[0] != widget.outer_size:  # (a resize draws before its refresh)
+            width = widget.size.width
+            drawn = self.drawn = (widget.outer_size, widget.rich_style, width,
+                                  static_lines(widget, make_text(), width), {})
+        _, base, width, lines, strips = drawn
+        if y >= len(lines):
+            return Strip.blank(width, base)
+        strip = strips.get(y)
+        if strip is None:
+            strip = strips[y] = static_strip(widget, *lines[y], base=base)
+        return strip
+
+
+def static_strip(widget: Widget, line: Text, origin: tuple[int, int], base: Style) -> Strip:
+    """One line as Textual's Content draws it: each span a segment over the widget's style,
+    marked with its offset in the text (x in its paragraph, the paragraph's index: what text
+    selection reads; it also keeps a span's pieces apart, as in Textual's own frames). Not
+    padded: Textual pads it to the width with the background alone."""
+    console = widget.app.console
+    style = base + console.get_style(line.style) if line.style else base
+    segments, (x, y) = [], origin
+    for segment in line.render(console):
+        offset = Style.from_meta({"offset": (x, y)})
+        segments.append(Segment(segment.text, (style + segment.style if segment.style else style) + offset))
+        x += segment.cell_length
+    return Strip(segments)
+
+
+def static_lines(widget: Widget, text: Text, width: int) -> list[tuple[Text, tuple[int, int]]]:
+    """`text` wrapped as a Static wraps it, each line with where it starts in the text (see
+    static_strip): always at words (its no_wrap and overflow are not Textual's), a line broken
+    at a space losing the spaces at its end."""
+    if not width:
+        return []
+    lines = []
+    for index, paragraph in enumerate(text.split("\n", allow_blank=True)):
+        start, plain = 0, paragraph.plain
+        parts = list(paragraph.wrap(widget.app.console, width, no_wrap=False, overflow="fold"))
+        for number, part in enumerate(parts):
+            start = max(start, plain.find(part.plain, start))  # (the wrap may drop a space at a break)
+            end = start + len(part.plain)
+            if number < len(parts) - 1:
+                part.rstrip()
+            lines.append((part, (start, index)))
+            start = end
+    return lines
+
+
+class TextStatic(Static):
+    """A Static whose Rich Text content is drawn through `StaticLines` (other content as the
+    Static draws it): the status line and the prompt."""
+
+    def update(self, content="", *, layout: bool = True) -> None:
+        self._text = content if isinstance(content, Text) else None
+        super().update(content, layout=layout)  # (refreshes, which forgets the lines drawn)
+
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        text = self.__dict__.get("_text")
+        if text is None:
+            return super().render_line(y)
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, lambda: text, y)
 
 
 class GridWidget(Widget):
