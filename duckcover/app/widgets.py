@@ -364,7 +364,7 @@ class GridWidget(Widget):
             changed |= {cell for cell in set(self.tags) | set(old_tags) if self.tags.get(cell) != old_tags.get(cell)}
             changed |= {cell for cell in (old_cursor, self.cursor) if cell is not None}
             if changed:
-                self.refresh(*(self.cell_region(cell) for cell in changed))
+                self.refresh(*self.cell_regions(changed))
         if had_targets != bool(self.targets):
             self.refresh_bindings()
 
@@ -505,21 +505,29 @@ class GridWidget(Widget):
         size = self.card_size()
         return size.width, size.height
 
-    def origin_offset(self) -> tuple[int, int]:
-        """Where the first column and row are drawn: the grid is centred in a fitted region."""
+    def origin_offset(self, card: CardSize | None = None) -> tuple[int, int]:
+        """Where the first column and row are drawn: the grid is centred in a fitted region.
+        (`card`: the card size, when the caller has it already.)"""
         if not self.fit:
             return 0, 0
         x0, y0, x1, y1 = self.bounds()
-        width, height = self.cell_size
+        card = card or self.card_size()
+        width, height = card.width, card.height
         size = self.content_size
         hang = self.hang if height == 1 else 0  # (the first gap left out: see `hang`)
         return max(-hang, (size.width - (x1 - x0 + 1) * width) // 2), max(0, (size.height - (y1 - y0 + 1) * height) // 2)
 
     def cell_region(self, cell: Cell) -> Region:
-        width, height = self.cell_size
+        return self.cell_regions([cell])[0]
+
+    def cell_regions(self, cells) -> list[Region]:
+        """Each cell's region, the grid's shape worked out once for all of them (the card size
+        asks every grid drawn alike, and each its widget's size, a walk up the DOM)."""
+        card = self.card_size()
+        width, height = card.width, card.height
         x0, y0, _, _ = self.bounds()
-        ox, oy = self.origin_offset()
-        return Region(ox + (cell[0] - x0) * width, oy + (cell[1] - y0) * height, width, height)
+        ox, oy = self.origin_offset(card)
+        return [Region(ox + (cell[0] - x0) * width, oy + (cell[1] - y0) * height, width, height) for cell in cells]
 
     def cursor_rows(self, cell: Cell) -> list[Region]:
         """What the cursor changes in a cell: a boxed card's top and bottom edges; a line."""
@@ -638,7 +646,7 @@ class GridWidget(Widget):
             x0, y0, x1, y1 = self.bounds()
             self.drawn_size = self.card_size()
             drawn = self._drawn = {"outer": self.outer_size, "shape": (
-                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style),
+                y0, y1, self.drawn_size, self.origin_offset(self.drawn_size)[1], self.size.width, self.rich_style),
                 "folded": self.folded_lines(self.size.width) if self.folded() else None}
         y0, y1, size, oy, width, base = drawn["shape"]
         if drawn["folded"] is not None:
@@ -654,7 +662,7 @@ class GridWidget(Widget):
 
     def _row_lines(self, y: int, size: CardSize) -> list[Text]:
         x0, _, x1, _ = self.bounds()
-        ox = self.origin_offset()[0]
+        ox = self.origin_offset(size)[0]
         lines = [Text(" " * max(0, ox)) for _ in range(size.height)]
         for x in range(x0, x1 + 1):
             for line, piece in zip(lines, self._cell((x, y), size)):
