@@ -141,3 +141,41 @@ async def test_the_key_bar_draws_the_keys_of_the_moment():
         app.refresh_bindings()
         await pilot.pause()
         assert "Flip" in bar.render_line(0).text and "Hint" not in bar.render_line(0).text
+
+
+class OneGrid(App):
+    def __init__(self, grid) -> None:
+        super().__init__()
+        self.grid = grid
+
+    def compose(self):
+        self.grid.styles.width, self.grid.styles.height = 60, 12
+        yield self.grid
+
+
+async def test_a_grid_draws_the_card_that_changed_not_the_kept_row():
+    """The grid keeps each drawn row until its next refresh; a card that changes in place (the
+    same bounds and size: a repaint of its cell alone) must show at once, and the regions of
+    several changed cells are each cell's own region."""
+    from duckcover.app.widgets import GridWidget
+    from duckcover.cards import CARDS
+    grid = GridWidget(0, large=True, focusable=True, fit=True, ring=False)
+    async with OneGrid(grid).run_test(size=(60, 12)) as pilot:
+        cells = {(x, y): (CARDS[0][x + 3 * y + 1],) for x in range(3) for y in range(2)}
+        grid.show(cells, (0,) * 12)
+        await pilot.pause()
+
+        def drawn() -> str:
+            return "\n".join(grid.render_line(y).text for y in range(grid.content_size.height))
+
+        before = drawn()
+        changed = dict(cells)
+        changed[(1, 1)] = (CARDS[1][12],)  # a card of another family, in place
+        grid.show(changed, (0,) * 12)
+        await pilot.pause()
+        after = drawn()
+        assert after != before
+        drawn_lines = [line.rstrip() for line in after.splitlines()]
+        shown = [line.rstrip() for line in grid.as_text().plain.splitlines()]
+        assert drawn_lines[:len(shown)] == shown and not any(drawn_lines[len(shown):])
+        assert grid.cell_regions([(0, 0), (1, 1)]) == [grid.cell_region((0, 0)), grid.cell_region((1, 1))]
