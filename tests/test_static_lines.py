@@ -179,3 +179,23 @@ async def test_a_grid_draws_the_card_that_changed_not_the_kept_row():
         shown = [line.rstrip() for line in grid.as_text().plain.splitlines()]
         assert drawn_lines[:len(shown)] == shown and not any(drawn_lines[len(shown):])
         assert grid.cell_regions([(0, 0), (1, 1)]) == [grid.cell_region((0, 0)), grid.cell_region((1, 1))]
+
+
+class OneHeaps(App):
+    def compose(self):
+        from duckcover.app.table import Heaps
+        yield Heaps()
+
+
+async def test_the_heaps_draw_the_new_top_card():
+    from duckcover.app.table import Heaps
+    app = OneHeaps()
+    async with app.run_test(size=(60, 8)) as pilot:
+        heaps = app.query_one(Heaps)
+        heaps.set_faces((("Call", "7", ""), ("Pile", "", ""), ("Discard", "", "")))
+        await pilot.pause()
+        assert " 7 " in heaps.render_line(3).text
+        heaps.set_faces((("Call", "9", ""), ("Pile", "7", ""), ("Discard", "", "")))  # one row per heap repaints
+        await pilot.pause()
+        middle = heaps.render_line(3).text
+        assert " 9 " in middle and " 7 " in middle and middle.index(" 9 ") < middle.index(" 7 ")

@@ -208,6 +208,13 @@ class Heaps(Widget):
                 line.append(row, style=Style(bold=True) if card or line is lines[0] else Style(dim=True))
         return Text("\n").join(lines)
 
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+
 
 class TableScreen(Screen):
     """One game at the table, driven through a `TurnController`; its states are `TurnState`."""
