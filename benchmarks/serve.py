@@ -25,7 +25,8 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
   players speaking the table protocol to a table server in its own process (no SSH, no
   terminal): from the last choice sent to every client's reveal received, p95.
 - with --client-cpu TURNS, only the CPU a client that is not choosing spends per reveal, in
-  process (see client_cpu_per_reveal), last line `client_cpu_ms_per_reveal=...` (the median).
+  process (see client_cpu_per_reveal), last line `client_cpu_ms_per_reveal=...` (the median);
+  with DUCKCOVER_PROFILE=FILE also a cProfile of those counted sections in FILE (pstats).
 The last line is `ssh_reveal_p95_ms=...`, the SSH figure of the last --players count. With
 --memory-only, only the lobby memory figure (each client under the server's limits, see
 sshfront.limit_client), last line `pss_mb_per_guest=...`.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
 import pty
@@ -512,6 +514,9 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
 
     spent: list[float] = []
     window = {"open": False}
+    # DUCKCOVER_PROFILE=FILE: cProfile of the counted sections only, written to FILE (pstats).
+    profile_path = os.environ.get("DUCKCOVER_PROFILE")
+    profiler = cProfile.Profile() if profile_path else None
 
     def counted(cls, name: str, app_of):
         real = getattr(cls, name)
@@ -526,9 +531,13 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
                 window["open"] = True
                 spent.append(0.0)
             start = time.thread_time()
+            if profiler is not None and window["open"]:
+                profiler.enable()
             try:
                 return real(self, *args, **kwargs)
             finally:
+                if profiler is not None:
+                    profiler.disable()
                 if window["open"]:
                     spent[-1] += time.thread_time() - start
 
@@ -570,6 +579,8 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     finally:
         for cls, name, real in patched:
             setattr(cls, name, real)
+    if profiler is not None:
+        profiler.dump_stats(profile_path)
     return spent[:-1]  # the last window may still be open
 
 

@@ -18,6 +18,7 @@ from textual.containers import Container, Vertical
 from textual.geometry import Region
 from textual.reactive import var
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -31,7 +32,7 @@ from ..controller import Reveal, TurnController
 from ..options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
 from ..telling import round_end_words, round_scores_words, round_start_words
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
-from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, GridWidget, KeyBar, TableLog
+from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, GridWidget, KeyBar, StaticLines, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
 from ..words import bot_label, error_text, flip_word, variant_label
 
@@ -119,6 +120,13 @@ class SeatTitle(Widget):
     def render(self) -> Text:
         return self.drawn or Text()
 
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+
     def line(self, parts: tuple, width: int) -> Text:
         name, who, captain, stacks, now, total = parts
         tail = Text()
@@ -201,6 +209,13 @@ class Heaps(Widget):
                 line.append(row, style=Style(bold=True) if card or line is lines[0] else Style(dim=True))
         return Text("\n").join(lines)
 
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+
 
 class TableScreen(Screen):
     """One game at the table, driven through a `TurnController`; its states are `TurnState`."""
@@ -260,7 +275,7 @@ class TableScreen(Screen):
         # on the screen later restyles every widget on it).
         self.set_class(self.is_small(), "-small")
         self.set_class(self.glyphs is ASCII_GLYPHS, "-ascii")
-        yield Static(id="status")
+        yield TextStatic(id="status")
         opponents, table = Container(id="opponents"), Container(id="table")
         self.size_opponents(opponents, table)
         # One container, three regions: side by side at full size; in the compact layout the
@@ -271,7 +286,7 @@ class TableScreen(Screen):
                     yield SeatPanel(seat, large=False, classes="opponent")
             with Vertical(id="mine"):
                 yield SeatPanel(self.main_seat, large=True, id="own-panel")
-                yield Static(id="prompt")
+                yield TextStatic(id="prompt")
             with Vertical(id="side"):
                 yield Heaps(id="heaps")
                 yield Static(id="table-info")

@@ -1,8 +1,9 @@
 """The table's widgets: one focusable grid per player, with a cursor among legal cells."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -13,6 +14,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Static
 
 from ...common import i18n
 from ...common.i18n import t
@@ -143,6 +145,13 @@ class KeyBar(Widget):
     def render(self) -> Text:
         return Text("").join(label for label, _, _ in self.labels())
 
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+
     def index_at(self, x: int) -> int | None:
         """Which key is drawn at column x (None: past the last one)."""
         for index, (label, _, _) in enumerate(self.labels()):
@@ -184,6 +193,91 @@ def text_strip(widget: Widget, line: Text, base: Style, width: int) -> Strip:
     # Text.render reads the line's own style only under spans: a plain bold line needs it here.
     style = base + console.get_style(line.style) if line.style else base
     return Strip(line.render(console)).apply_style(style).adjust_cell_length(width, base)
+
+
+class StaticLines:
+    """Rich Text drawn line by line exactly as Textual's Static draws it (wrapped at words),
+    each line made once until `forget`.
+
+    Textual's own path turns the Text into its Content and lays it out anew on every repaint
+    of the widget: for the status line, the prompt, the seat titles and the keys, which
+    change on every reveal, that was most of a non-choosing client's widget drawing. A widget
+    calls `forget` from its refresh (which every change of content, style or size goes through)."""
+
+    def __init__(self) -> None:
+        self.drawn: tuple | None = None  # (outer size, base style, width, lines, strips by line)
+
+    def forget(self) -> None:
+        self.drawn = None
+
+    def line(self, widget: Widget, make_text: Callable[[], Text], y: int) -> Strip:
+        """Line `y` of the text `make_text` returns (asked for only when the lines are made)."""
+        drawn = self.drawn
+        if drawn is None or drawn[0] != widget.outer_size:  # (a resize draws before its refresh)
+            width = widget.size.width
+            drawn = self.drawn = (widget.outer_size, widget.rich_style, width,
+                                  static_lines(widget, make_text(), width), {})
+        _, base, width, lines, strips = drawn
+        if y >= len(lines):
+            return Strip.blank(width, base)
+        strip = strips.get(y)
+        if strip is None:
+            strip = strips[y] = static_strip(widget, *lines[y], base=base)
+        return strip
+
+
+def static_strip(widget: Widget, line: Text, origin: tuple[int, int], base: Style) -> Strip:
+    """One line as Textual's Content draws it: each span a segment over the widget's style,
+    marked with its offset in the text (x in its paragraph, the paragraph's index: what text
+    selection reads; it also keeps a span's pieces apart, as in Textual's own frames). Not
+    padded: Textual pads it to the width with the background alone."""
+    console = widget.app.console
+    style = base + console.get_style(line.style) if line.style else base
+    segments, (x, y) = [], origin
+    for segment in line.render(console):
+        offset = Style.from_meta({"offset": (x, y)})
+        segments.append(Segment(segment.text, (style + segment.style if segment.style else style) + offset))
+        x += segment.cell_length
+    return Strip(segments)
+
+
+def static_lines(widget: Widget, text: Text, width: int) -> list[tuple[Text, tuple[int, int]]]:
+    """`text` wrapped as a Static wraps it, each line with where it starts in the text (see
+    static_strip): always at words (its no_wrap and overflow are not Textual's), a line broken
+    at a space losing the spaces at its end."""
+    if not width:
+        return []
+    lines = []
+    for index, paragraph in enumerate(text.split("\n", allow_blank=True)):
+        start, plain = 0, paragraph.plain
+        parts = list(paragraph.wrap(widget.app.console, width, no_wrap=False, overflow="fold"))
+        for number, part in enumerate(parts):
+            start = max(start, plain.find(part.plain, start))  # (the wrap may drop a space at a break)
+            end = start + len(part.plain)
+            if number < len(parts) - 1:
+                part.rstrip()
+            lines.append((part, (start, index)))
+            start = end
+    return lines
+
+
+class TextStatic(Static):
+    """A Static whose Rich Text content is drawn through `StaticLines` (other content as the
+    Static draws it): the status line and the prompt."""
+
+    def update(self, content="", *, layout: bool = True) -> None:
+        self._text = content if isinstance(content, Text) else None
+        super().update(content, layout=layout)  # (refreshes, which forgets the lines drawn)
+
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.__dict__.setdefault("_lines", StaticLines()).forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        text = self.__dict__.get("_text")
+        if text is None:
+            return super().render_line(y)
+        return self.__dict__.setdefault("_lines", StaticLines()).line(self, lambda: text, y)
 
 
 class GridWidget(Widget):
@@ -270,7 +364,7 @@ class GridWidget(Widget):
             changed |= {cell for cell in set(self.tags) | set(old_tags) if self.tags.get(cell) != old_tags.get(cell)}
             changed |= {cell for cell in (old_cursor, self.cursor) if cell is not None}
             if changed:
-                self.refresh(*(self.cell_region(cell) for cell in changed))
+                self.refresh(*self.cell_regions(changed))
         if had_targets != bool(self.targets):
             self.refresh_bindings()
 
@@ -412,21 +506,29 @@ class GridWidget(Widget):
         size = self.card_size()
         return size.width, size.height
 
-    def origin_offset(self) -> tuple[int, int]:
-        """Where the first column and row are drawn: the grid is centred in a fitted region."""
+    def origin_offset(self, card: CardSize | None = None) -> tuple[int, int]:
+        """Where the first column and row are drawn: the grid is centred in a fitted region.
+        (`card`: the card size, when the caller has it already.)"""
         if not self.fit:
             return 0, 0
         x0, y0, x1, y1 = self.bounds()
-        width, height = self.cell_size
+        card = card or self.card_size()
+        width, height = card.width, card.height
         size = self.content_size
         hang = self.hang if height == 1 else 0  # (the first gap left out: see `hang`)
         return max(-hang, (size.width - (x1 - x0 + 1) * width) // 2), max(0, (size.height - (y1 - y0 + 1) * height) // 2)
 
     def cell_region(self, cell: Cell) -> Region:
-        width, height = self.cell_size
+        return self.cell_regions([cell])[0]
+
+    def cell_regions(self, cells) -> list[Region]:
+        """Each cell's region, the grid's shape worked out once for all of them (the card size
+        asks every grid drawn alike, and each its widget's size, a walk up the DOM)."""
+        card = self.card_size()
+        width, height = card.width, card.height
         x0, y0, _, _ = self.bounds()
-        ox, oy = self.origin_offset()
-        return Region(ox + (cell[0] - x0) * width, oy + (cell[1] - y0) * height, width, height)
+        ox, oy = self.origin_offset(card)
+        return [Region(ox + (cell[0] - x0) * width, oy + (cell[1] - y0) * height, width, height) for cell in cells]
 
     def cursor_rows(self, cell: Cell) -> list[Region]:
         """What the cursor changes in a cell: a boxed card's top and bottom edges; a line."""
@@ -545,7 +647,7 @@ class GridWidget(Widget):
             x0, y0, x1, y1 = self.bounds()
             self.drawn_size = self.card_size()
             drawn = self._drawn = {"outer": self.outer_size, "shape": (
-                y0, y1, self.drawn_size, self.origin_offset()[1], self.size.width, self.rich_style),
+                y0, y1, self.drawn_size, self.origin_offset(self.drawn_size)[1], self.size.width, self.rich_style),
                 "folded": self.folded_lines(self.size.width) if self.folded() else None}
         y0, y1, size, oy, width, base = drawn["shape"]
         if drawn["folded"] is not None:
@@ -561,7 +663,7 @@ class GridWidget(Widget):
 
     def _row_lines(self, y: int, size: CardSize) -> list[Text]:
         x0, _, x1, _ = self.bounds()
-        ox = self.origin_offset()[0]
+        ox = self.origin_offset(size)[0]
         lines = [Text(" " * max(0, ox)) for _ in range(size.height)]
         for x in range(x0, x1 + 1):
             for line, piece in zip(lines, self._cell((x, y), size)):
