@@ -98,16 +98,21 @@ def test_the_cell_once_reached_by_no_arrow_is_reached_now():
     assert (4, -2) in presses(origin, targets)
 
 
+async def until_choosing_a_destination(pilot, table) -> None:
+    """Play on (bounded) until the player at the keyboard chooses where a card goes."""
+    for _ in range(60):
+        if table.chooser is not None and table.stage == "dest":
+            return
+        await step(pilot)
+        await settle(pilot)
+
+
 async def test_enter_on_the_moving_card_says_what_to_do(tmp_path):
     app = create_app(AppOptions(seats=quick_seats(3, "Ann"), seed=7, speed="instant", lang="en",
                                 data_dir=tmp_path, stats=False))
     async with app.run_test(size=(80, 24)) as pilot:
         table = table_of(app)
-        for _ in range(60):
-            if table.chooser is not None and table.stage == "dest":
-                break
-            await step(pilot)
-            await settle(pilot)
+        await until_choosing_a_destination(pilot, table)
         grid = table.query_one("#own-grid", GridWidget)
         grid.cursor = grid.origin
         turn = app.controller.game.turn_number
@@ -154,11 +159,7 @@ async def test_a_cells_key_moves_the_cursor_there_and_enter_plays_it(tmp_path, s
         await settle(pilot)
         # Before any choice, no jump key is bound at the table: none shadows another key.
         assert not set(JUMP_KEYS) & set(app.screen.active_bindings)
-        for _ in range(60):
-            if table.chooser is not None and table.stage == "dest":
-                break
-            await step(pilot)
-            await settle(pilot)
+        await until_choosing_a_destination(pilot, table)
         grid = table.query_one("#own-grid", GridWidget)
         # The cell the arrows take longest to reach, and its key as drawn on it.
         far = max(grid.targets, key=lambda cell: len(keys_to(grid.cursor, cell, grid.targets, grid.origin)))
