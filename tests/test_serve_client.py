@@ -178,3 +178,52 @@ async def test_the_server_takes_only_the_rules_options_a_new_table_has(server):
                  variants=["competition"])
         await ann.pause(0.3)
         assert not server.tables
+
+
+async def test_a_player_who_is_not_choosing_sees_each_reveal_in_one_frame(server):
+    """Over SSH every frame is a compositor pass and a write for every onlooker of a reveal:
+    the reveal, the status line that says nobody is thinking any more and, for the Captain,
+    the flip prompt are drawn together (the deferred step after the reveal, widgets that told
+    their screen one by one and the server's status after the reveal had made two or three)."""
+    apps = [client(server, name) for name in ("ann", "ben")]
+    frames: list[int] = []  # frames Ann's table drew after each reveal, up to the next flip or round
+    real_receive, real_refresh = RemoteTable.receive, TableScreen._compositor_refresh
+
+    def receive(table, message):
+        if table is apps[0].controller and message["type"] in ("reveal", "flip", "round"):
+            counting[0] = message["type"] == "reveal"
+            if counting[0]:
+                frames.append(0)
+        return real_receive(table, message)
+
+    def refresh(screen):
+        if screen is apps[0].table_screen and counting[0]:
+            frames[-1] += 1
+        return real_refresh(screen)
+
+    counting = [False]
+    RemoteTable.receive, TableScreen._compositor_refresh = receive, refresh
+    try:
+        async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
+            pilots = [ann, ben]
+            await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+            await ann.press("c")
+            await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
+            await ann.pause(0.2)
+            await ann.press("ctrl+s")  # you, an open seat, two medium bots
+            await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
+            await settle(pilots, lambda: apps[1].lobby_tables)
+            await ben.press("j")
+            await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
+            table = next(iter(server.tables.values()))
+            for _ in range(300):
+                if table.game.turn_number >= 6 or table.game.round_index > 0:
+                    break
+                await press_what_is_asked(apps[0], ann)  # Ann first: Ben's choice completes the turn
+                await ann.pause(0.05)
+                await press_what_is_asked(apps[1], ben)
+                await ann.pause(0.1)
+    finally:
+        RemoteTable.receive, TableScreen._compositor_refresh = real_receive, real_refresh
+    assert len(frames) >= 4
+    assert max(frames) == 1, frames  # (0: the next flip came in the same read and shares the frame)

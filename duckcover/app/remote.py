@@ -36,6 +36,7 @@ from .controller import Reveal, TurnController
 from .options import SPEEDS, AppOptions, SeatSpec
 from .table.screen import TableScreen, TurnState
 from .telling import move_words, stand_in_words
+from .textual_compat import report_refreshes
 from .widgets.footer import KeyFooter
 from .words import bot_label, error_text, peer_refusal_text
 
@@ -56,6 +57,7 @@ class RemoteTable(TurnController):
     countdown) for the line under the prompt, and the seats' ratings."""
 
     settings_here = False  # the settings file is the host's, not a guest's to change
+    paced_by_server = True
     MIRROR_EVENTS = ("flip", "reveal", "round")
     BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
 
@@ -215,8 +217,13 @@ class RemoteTable(TurnController):
             standins = message.get("standins")
             self.stood_in = sorted({s for s in standins if type(s) is int and 0 <= s < game.n}) \
                 if isinstance(standins, list) else []
+            # Everyone has chosen: nobody is thinking any more. Said here, the status line is
+            # blank in the reveal's own frame, and the server's status that follows the reveal
+            # changes nothing on screen (it had cost a second frame a reveal).
+            self.status = {**self.status, "chosen": [], "thinking": []}
             screen.choice_taken()  # still choosing here: the time ran out
             screen.maybe_resolve()
+            screen.show_prompt()
         elif kind == "round":
             self.next_round = message["round"]
             self.scorepad_done = False
@@ -598,6 +605,7 @@ class RemoteApp(DuckCoverApp):
                     break
                 try:
                     self.on_server(message)
+                    report_refreshes(self.screen)
                 except Exception as err:  # noqa: BLE001 - one bad message must not end the session
                     self.notify(shown(f"{type(err).__name__}: {err}", LABEL_MAX * 2), severity="error")
                     self.send("sync")
