@@ -519,11 +519,10 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     from textual.screen import Screen as TextualScreen
 
     from duckcover.app.options import AppOptions
-    from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTable, WaitingScreen
-    from duckcover.app.table.screen import TableScreen
+    from duckcover.app.remote import RemoteApp, RemoteTable
     from duckcover.common import i18n
     from duckcover.net.server import Identity, TableServer
-    from test_serve_client import press_what_is_asked, settle
+    from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 
     spent: list[float] = []
     window = {"open": False}
@@ -570,17 +569,7 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
                               server.issue_token(Identity(name))) for name in ("ann", "ben")]
             watched[0] = apps[0]
             async with apps[0].run_test(size=(80, 24)) as ann, apps[1].run_test(size=(80, 24)) as ben:
-                pilots = [ann, ben]
-                await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
-                await ann.press("c")
-                await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
-                await ann.pause(0.2)
-                await ann.press("ctrl+s")  # you, an open seat, two medium bots
-                await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
-                await settle(pilots, lambda: apps[1].lobby_tables)
-                await ben.press("j")
-                await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
-                table = next(iter(server.tables.values()))
+                table = await ann_and_ben_with_two_bots(server, apps, [ann, ben])
                 for _ in range(40 * turns):
                     if table.game.turn_number >= turns or table.game.over:
                         break

@@ -59,6 +59,22 @@ async def press_what_is_asked(app: RemoteApp, pilot) -> None:
             await pilot.press(*keys, "enter")
 
 
+async def ann_and_ben_with_two_bots(server, apps, pilots):
+    """Ann creates the default table (her seat, an open seat, two medium bots) by keys and Ben
+    joins it; returns the server's table once both sit at it."""
+    ann, ben = pilots
+    await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
+    await ann.press("c")
+    await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
+    await ann.pause(0.2)
+    await ann.press("ctrl+s")
+    await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
+    await settle(pilots, lambda: apps[1].lobby_tables)
+    await ben.press("j")
+    await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
+    return next(iter(server.tables.values()))
+
+
 async def test_lobby_create_join_and_play_by_keys_all_see_the_same_reveals(server):
     apps = [client(server, name) for name in ("ann", "ben", "cy")]
     async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben, \
@@ -205,17 +221,7 @@ async def test_a_player_who_is_not_choosing_sees_each_reveal_in_one_frame(server
     RemoteTable.receive, TableScreen._compositor_refresh = receive, refresh
     try:
         async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
-            pilots = [ann, ben]
-            await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
-            await ann.press("c")
-            await settle(pilots, lambda: type(apps[0].screen).__name__ == "CreateTableScreen")
-            await ann.pause(0.2)
-            await ann.press("ctrl+s")  # you, an open seat, two medium bots
-            await settle(pilots, lambda: isinstance(apps[0].screen, WaitingScreen))
-            await settle(pilots, lambda: apps[1].lobby_tables)
-            await ben.press("j")
-            await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
-            table = next(iter(server.tables.values()))
+            table = await ann_and_ben_with_two_bots(server, apps, [ann, ben])
             for _ in range(300):
                 if table.game.turn_number >= 6 or table.game.round_index > 0:
                     break
