@@ -233,3 +233,21 @@ async def test_a_player_who_is_not_choosing_sees_each_reveal_in_one_frame(server
         RemoteTable.receive, TableScreen._compositor_refresh = real_receive, real_refresh
     assert len(frames) >= 4
     assert max(frames) == 1, frames  # (0: the next flip came in the same read and shares the frame)
+
+
+async def test_a_seated_guest_keeps_its_table_out_of_the_collectors_sight(server):
+    """Everything on screen once a table is up lasts as long as the table: it is frozen, so a
+    full collection in the middle of a reveal no longer walks it (see keep_out_of_collections)."""
+    import gc
+
+    apps = [client(server, name) for name in ("ann", "ben")]
+    before = gc.get_freeze_count()
+    try:
+        async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
+            await ann_and_ben_with_two_bots(server, apps, [ann, ben])
+            await settle([ann, ben], lambda: gc.get_freeze_count() > before)
+            screen = apps[0].table_screen
+            assert gc.is_tracked(screen)
+            assert not any(obj is screen for obj in gc.get_objects())  # frozen: no generation holds it
+    finally:
+        gc.unfreeze()

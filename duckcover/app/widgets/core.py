@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 
 from rich.segment import Segment
 from rich.style import Style
@@ -235,10 +236,17 @@ def static_strip(widget: Widget, line: Text, origin: tuple[int, int], base: Styl
     style = base + console.get_style(line.style) if line.style else base
     segments, (x, y) = [], origin
     for segment in line.render(console):
-        offset = Style.from_meta({"offset": (x, y)})
+        offset = offset_style(x, y)
         segments.append(Segment(segment.text, (style + segment.style if segment.style else style) + offset))
         x += segment.cell_length
     return Strip(segments)
+
+
+@lru_cache(maxsize=4096)
+def offset_style(x: int, y: int) -> Style:
+    """The meta style marking a span's offset (static_strip): made once per place, so Rich's
+    own caches of combined styles hit on the next frame too."""
+    return Style.from_meta({"offset": (x, y)})
 
 
 def static_lines(widget: Widget, text: Text, width: int) -> list[tuple[Text, tuple[int, int]]]:
@@ -250,6 +258,9 @@ def static_lines(widget: Widget, text: Text, width: int) -> list[tuple[Text, tup
     lines = []
     for index, paragraph in enumerate(text.split("\n", allow_blank=True)):
         start, plain = 0, paragraph.plain
+        if paragraph.cell_len <= width and "\t" not in plain and paragraph.justify in (None, "default"):
+            lines.append((paragraph, (0, index)))  # what the wrap gives a line that fits, without it
+            continue
         parts = list(paragraph.wrap(widget.app.console, width, no_wrap=False, overflow="fold"))
         for number, part in enumerate(parts):
             start = max(start, plain.find(part.plain, start))  # (the wrap may drop a space at a break)
@@ -334,7 +345,8 @@ class GridWidget(Widget):
         self.splashes: tuple[int, ...] | None = (0,) * 12  # None: the round scores numbers, no drops
         self.marks: dict[Cell, str] = {}
         self.tags: dict[Cell, str] = {}  # each legal cell's jump key (see JUMP_KEYS)
-        self.kept: tuple[int, int, int, int] | None = None  # see keep_bounds
+        self._kept: tuple[int, int, int, int] | None = None  # see keep_bounds
+        self.fitted: tuple | None = None  # (what it depends on, the fitting card size) once worked out
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
         self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
 
@@ -434,6 +446,15 @@ class GridWidget(Widget):
         """The next show is a new deal: the grid takes the new cards' bounds."""
         self.kept = None
 
+    @property
+    def kept(self) -> tuple[int, int, int, int] | None:
+        return self._kept
+
+    @kept.setter
+    def kept(self, bounds: tuple[int, int, int, int] | None) -> None:
+        self._kept = bounds
+        self.fitted = None
+
     def card_size(self) -> CardSize:
         """The size this grid's cards are drawn in: the largest that fits, or, in a group of
         grids drawn alike (the opponents), the smallest any of them needs."""
@@ -444,6 +465,16 @@ class GridWidget(Widget):
         return size
 
     def fitting_card_size(self) -> CardSize:
+        """Worked out once per change of cards, marks, bounds or region: every line drawn asks
+        for it, for each grid drawn alike (a tenth of a guest's frame when it was not kept)."""
+        fitted, region = self.fitted, self.content_size
+        # (The cards and the marks are replaced, never changed in place: `is` tells a change.)
+        if fitted is None or fitted[0] is not self.cells or fitted[1] is not self.marks \
+                or fitted[2:4] != (self.large, region):
+            fitted = self.fitted = (self.cells, self.marks, self.large, region, self.work_out_card_size())
+        return fitted[4]
+
+    def work_out_card_size(self) -> CardSize:
         x0, y0, x1, y1 = self.bounds()
         if self.fit:
             sizes = MARKED_SIZES if self.large else SIZES[2:]
