@@ -349,6 +349,7 @@ class GridWidget(Widget):
         self.fitted: tuple | None = None  # (what it depends on, the fitting card size) once worked out
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
         self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
+        self.made_cells: dict[tuple, list[Text]] = {}  # see _cell
 
     # --- state --------------------------------------------------------------------------
     def show(self, cells: Mapping[Cell, Stack], splashes, marks: dict[Cell, str] | None = None,
@@ -713,11 +714,23 @@ class GridWidget(Widget):
         return Text("\n").join(lines)
 
     def _cell(self, cell: Cell, size: CardSize) -> list[Text]:
+        """A cell's lines, made once for what it shows (callers only copy them): a reveal
+        changes a card or two of a grid, and a row is drawn whole."""
         stack = self.cells.get(cell)
         mark = self.marks.get(cell)
-        at_cursor = cell == self.cursor
+        top = stack[-1] if stack else None
+        splashes = self.splashes[top.number - 1] if top is not None and self.splashes is not None else None
+        key = (top, len(stack) if stack else 0, splashes, mark, cell == self.cursor, self.tags.get(cell, ""),
+               size, self.seat, self.glyphs, i18n.language())
+        made = self.made_cells.get(key)
+        if made is None:
+            if len(self.made_cells) > 512:
+                self.made_cells.clear()
+            made = self.made_cells[key] = self._make_cell(stack, mark, cell == self.cursor, self.tags.get(cell, ""), size)
+        return made
+
+    def _make_cell(self, stack: Stack | None, mark: str | None, at_cursor: bool, tag: str, size: CardSize) -> list[Text]:
         word = t(MARK_KEYS[mark]) if mark else ""
-        tag = self.tags.get(cell, "")
         if not stack:
             marker = self._line_marker(mark, at_cursor, size, tag)
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
