@@ -55,3 +55,13 @@ def test_typed_names_with_controls_are_refused():
     assert name_problem("Ann") is None
     for bad in ["", "   ", "\x1b[2J", "a\nb", "Jos\udce9", "x" * 17, "\u202eevE"]:
         assert name_problem(bad), repr(bad)
+
+
+def test_no_unsafe_character_counts_as_printable_so_shown_may_skip_printable_text():
+    """`shown` looks for unsafe characters only in text that is not `isprintable()`: that is
+    right only if no unsafe character is printable (every code point checked)."""
+    import sys
+
+    from duckcover.common.untrusted import _unsafe
+
+    assert not [hex(code) for code in range(sys.maxunicode + 1) if chr(code).isprintable() and _unsafe(chr(code))]

@@ -59,7 +59,9 @@ def shown(text: object, limit: int | None = None) -> str:
     then the whole is cut to `limit` characters (an ellipsis marks a cut)."""
     if not isinstance(text, str):
         text = str(text)
-    if any(_unsafe(char) for char in text):
+    # (isprintable, in C, is True only for text with none of the unsafe characters: the names
+    # on a table are shown at every repaint.)
+    if not text.isprintable() and any(_unsafe(char) for char in text):
         text = "".join(_placeholder(ord(char)) if _unsafe(char) else char for char in text)
     if limit is not None and len(text) > limit:
         keep = max(limit - len(ELLIPSIS), 1)
