@@ -251,3 +251,52 @@ async def test_the_table_shows_the_rules_of_the_round_when_a_variant_skips_it(tm
         assert "12(5)" in values  # a 12 scores its five splashes in round 1
         rules3 = app.controller.game.rules.for_round(2)
         assert rules3.value(12) == 12 and app.controller.game.round_rules.value(12) == 5
+
+
+async def test_the_key_bar_draws_each_set_of_keys_once_and_shows_the_keys_of_the_moment():
+    """A table goes back and forth between a few sets of keys; the bar drawn for each is kept
+    (a guest had drawn the same bar again at nearly every reveal), and never shown for another set."""
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    from duckcover.app.widgets.core import KeyBar
+
+    class Keys(Screen):
+        BINDINGS = [Binding("f", "flip", "Flip"), Binding("h", "hint", "Hint")]
+        flip_allowed = True
+
+        def compose(self):
+            yield KeyBar()
+
+        def check_action(self, action, parameters):
+            return self.flip_allowed if action == "flip" else True
+
+    class Bar(App):
+        def on_mount(self):
+            self.push_screen(Keys())
+
+    app = Bar()
+    made = []
+    real = KeyBar.labels
+    KeyBar.labels = lambda bar: made.append(1) or real(bar)
+    try:
+        async with app.run_test(size=(40, 3)) as pilot:
+            screen, seen = app.screen, []
+            for allowed in (True, False, True, False, True):
+                screen.flip_allowed = allowed
+                screen.refresh_bindings()
+                await pilot.pause()
+                bar = screen.query_one(KeyBar)
+                seen.append((allowed, "".join(segment.text for segment in bar.render_line(0))))
+            for allowed, line in seen:
+                assert ("Flip" in line) is allowed and "Hint" in line
+            assert seen[0][1] == seen[2][1] == seen[4][1] and seen[1][1] == seen[3][1]
+            drawn_once = len(made)
+            screen.flip_allowed = False
+            screen.refresh_bindings()
+            await pilot.pause()
+            screen.query_one(KeyBar).render_line(0)
+            assert len(made) == drawn_once  # a set of keys seen before: nothing made again
+    finally:
+        KeyBar.labels = real

@@ -105,6 +105,7 @@ class KeyBar(Widget):
         super().__init__(**kwargs)
         self.hover: int | None = None  # index of the key under the mouse
         self.drawn: tuple = ()  # the keys as last drawn
+        self.drawn_bindings: list[tuple[Binding, bool]] = []  # ... and their bindings
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.keys_changed())
@@ -112,9 +113,10 @@ class KeyBar(Widget):
     def keys_changed(self) -> None:
         """Repaint only if the keys shown changed (the table refreshes its bindings at every
         step of a turn, mostly to the same keys)."""
-        keys = tuple((binding.key, binding.description, enabled) for binding, enabled in self.shown())
+        shown = self.shown()
+        keys = tuple((binding.key, binding.description, enabled) for binding, enabled in shown)
         if keys != self.drawn:
-            self.drawn = keys
+            self.drawn, self.drawn_bindings = keys, shown
             self.refresh()
 
     def on_unmount(self) -> None:
@@ -134,7 +136,8 @@ class KeyBar(Widget):
         key_style = self.get_component_rich_style("keybar--key", partial=True)
         description_style = self.get_component_rich_style("keybar--description", partial=True)
         labels = []
-        for index, (binding, enabled) in enumerate(self.shown()):
+        # The keys as `drawn` says (a bar drawn for a set of keys is kept under it: see render_line).
+        for index, (binding, enabled) in enumerate(self.drawn_bindings if self.drawn else self.shown()):
             item = self.get_component_rich_style("keybar--hover" if index == self.hover else "keybar--item")
             if not enabled:
                 item += Style(dim=True)
@@ -150,8 +153,24 @@ class KeyBar(Widget):
         self.__dict__.setdefault("_lines", StaticLines()).forget()
         return super().refresh(*regions, **kwargs)
 
+    def notify_style_update(self) -> None:
+        self.__dict__.setdefault("_drawn_keys", {}).clear()  # another theme: every bar looks different
+        super().notify_style_update()
+
     def render_line(self, y: int) -> Strip:
-        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+        """The bar for the keys shown, drawn once for each set of keys: a table goes back and
+        forth between a few (choosing, waiting, the Captain's flip), and a guest repainted
+        the same bar at nearly every reveal."""
+        if not self.drawn:
+            return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+        bars = self.__dict__.setdefault("_drawn_keys", {})
+        key = (self.drawn, self.hover, i18n.language())
+        lines = bars.get(key)
+        if lines is None:
+            if len(bars) > 16:
+                bars.clear()
+            lines = bars[key] = StaticLines()
+        return lines.line(self, self.render, y)
 
     def index_at(self, x: int) -> int | None:
         """Which key is drawn at column x (None: past the last one)."""
