@@ -251,3 +251,24 @@ async def test_a_seated_guest_keeps_its_table_out_of_the_collectors_sight(server
             assert not any(obj is screen for obj in gc.get_objects())  # frozen: no generation holds it
     finally:
         gc.unfreeze()
+
+
+async def test_a_guest_without_a_time_limit_has_no_clock_ticking(server):
+    """The countdown's once-a-second clock runs only while the server counts down: at a table
+    without a time limit a guest's process sleeps between messages (48 guests woke 48 times a
+    second for nothing)."""
+    apps = [client(server, name) for name in ("ann", "ben")]
+    ticks = []
+    real = RemoteTable.tick
+    RemoteTable.tick = lambda table: ticks.append(table) or real(table)
+    try:
+        async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
+            await ann_and_ben_with_two_bots(server, apps, [ann, ben])
+            await ann.pause(2.2)
+            assert apps[0].controller.deadline is None and ticks == []
+            apps[0].controller.receive({"type": "status", "chosen": [], "thinking": [0], "seconds": 30})
+            await ann.pause(2.2)
+            assert apps[0].controller in ticks  # a countdown: the clock runs and the line counts down
+            assert "s left" in apps[0].table_screen.prompt_text
+    finally:
+        RemoteTable.tick = real

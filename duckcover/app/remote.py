@@ -22,6 +22,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.binding import Binding
 from textual.widgets import Static
 
@@ -78,6 +79,7 @@ class RemoteTable(TurnController):
         self.flip_sent = False
         self.scorepad_done = False
         self.deadline: float | None = None
+        self.clock: Timer | None = None  # the countdown's, once the screen is up
         self.chosen_for_me = None  # the move a stand-in chose for this seat while its player was away
 
     @property
@@ -127,7 +129,9 @@ class RemoteTable(TurnController):
     # --- what the screen asks where the server decides --------------------------------
     def attach(self, screen: TableScreen) -> None:
         self.screen = screen
-        screen.set_interval(1.0, self.tick)
+        # The countdown's clock runs only while there is a countdown: at a table without a time
+        # limit a guest's process sleeps between messages.
+        self.clock = screen.set_interval(1.0, self.tick, pause=True)
         screen.call_after_refresh(self.now_up)
 
     def flip_here(self, state: TurnState) -> bool:
@@ -175,6 +179,10 @@ class RemoteTable(TurnController):
             self.status = message
             seconds = message.get("seconds")
             self.deadline = None if seconds is None else time.monotonic() + seconds
+            if self.deadline is None:
+                self.clock.pause()
+            else:
+                self.clock.resume()
             self.screen.show_prompt()
         elif kind == "note":
             name = shown(message.get("name"), NAME_MAX)
