@@ -24,6 +24,7 @@ from ...engine.errors import DuckError
 from ...engine.game import Game
 from ...saves import storage
 from ...saves.record import RecordError, replay
+from .. import places
 from ..messages import Navigate
 from ..widgets.footer import KeyFooter
 from ..words import error_text
@@ -241,3 +242,6 @@ class GamesScreen(Screen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+places.place("games", GamesScreen, menu=places.MenuEntry("title.games", 30))

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from ...common.i18n import shown_name, t, tn
 from ...common.untrusted import shown
 from ...saves import stats
+from .. import places
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import ascii_only
 
@@ -193,3 +194,6 @@ class StatsScreen(Screen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+places.place("statistics", StatsScreen, menu=places.MenuEntry("title.statistics", 40))
