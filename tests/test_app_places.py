@@ -92,7 +92,8 @@ async def test_a_menu_entrys_own_key_leads_there_from_the_title(tmp_path):
     async with app.run_test(size=(80, 24), message_hook=lambda m: isinstance(m, Navigate) and asked.append(m.place)) as pilot:
         await pilot.press(place.menu.key)
         await settle(pilot, lambda: isinstance(app.screen, place.screen))
-        assert asked == [place.name]
+        assert set(asked) == {place.name}  # the hook sees the message at the screen and at the app
+        assert sum(isinstance(screen, place.screen) for screen in app.screen_stack) == 1
 
 
 def test_places_are_the_names_navigate_accepts():
@@ -121,3 +122,27 @@ def test_a_place_needs_a_screen_or_a_way_there():
     with pytest.raises(TypeError):
         places.place("nowhere-at-all")
     assert "nowhere-at-all" not in places.names()
+
+
+async def test_the_table_place_leads_back_to_the_game_in_progress(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(1, "Ann"), seed=2, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, TableScreen))
+        controller = app.controller
+        app.post_message(Navigate("setup"))
+        await settle(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
+        app.post_message(Navigate("table"))
+        await settle(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert app.controller is controller and app.screen.controller is controller  # the same game, not a new one
+
+
+def test_a_place_names_its_keys_and_what_it_is_called():
+    from duckcover.app.widgets.core import GridWidget
+
+    table = places.find("table")
+    assert table.heading == "place.table" and table.widgets == (GridWidget,)
+    assert table.bindings() == [*TableScreen.BINDINGS, *GridWidget.BINDINGS]
+    games = places.find("games")
+    assert games.heading == "title.games" and games.bindings() == list(games.screen.BINDINGS)
+    assert places.find("quit").bindings() == []  # no screen of its own

@@ -15,12 +15,14 @@ from textual.binding import Binding
 from ..common.i18n import t
 from ..engine.game import Game
 from ..engine.rules import Rules
+from . import places
 from .bots import load_bot
 from .controller import TurnController
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table.screen import TableScreen
 from .textual_compat import Backdrop
+from .widgets.core import GridWidget
 from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -182,6 +184,13 @@ class DuckCoverApp(PlainKeys, App):
     def show_table(self) -> None:
         self.replace_main(TableScreen(self.controller, self.options))
 
+    def back_to_the_game(self, game: Path | None = None) -> None:
+        """The table of the game in progress; without one, the game to resume (as "resume")."""
+        if self.controller is not None and not self.controller.game.over:
+            self.show_table()
+        else:
+            self.offer_resume(game)
+
     def go_title(self) -> None:
         from .screens.core import TitleScreen
 
@@ -214,8 +223,6 @@ class DuckCoverApp(PlainKeys, App):
     def way_to(self, place: str, game: Path | None = None) -> Callable[[], object]:
         """What going to `place` does (a place some screen module declares: see places); `game`:
         the game to resume. KeyError for a place nobody declared."""
-        from . import places
-
         found = places.find(place)
         return lambda: found.go(self, game)
 
@@ -437,3 +444,9 @@ def most_recent_free(root: Path | None) -> Path:
         if not storage.in_use(path):
             return path
     raise storage.GameInUse(t("notify.game_in_use", game=paths[0].name))
+
+
+# The table's package sits above the screens (it opens the round end, the game over...): the
+# app declares its place, so that screens can lead back to it and list its keys.
+places.place("table", TableScreen, go=lambda app, game: app.back_to_the_game(game), title="place.table",
+             widgets=(GridWidget,))

@@ -5,9 +5,10 @@ A module of `duckcover.app.screens` declares its place when it is imported:
 
     place("games", GamesScreen, menu=MenuEntry("title.games", order=30))
 
-The registry is filled once, when first asked, by importing every module of that package: our
-own package, never a name read from a file or a setting. So a new screen is its module, its
-locale lines and its test; the app, `messages` and the title menu need no edit.
+The registry is filled once, when first asked, by importing every module of that package (and
+the app module, which declares the table): our own modules, never a name read from a file or a
+setting. So a new screen is its module, its locale lines and its test; the app, `messages` and
+the title menu need no edit.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCREENS_PACKAGE = "duckcover.app.screens"
+APP_MODULE = "duckcover.app.app"  # declares the table, whose package sits above the screens
 
 # What going to a place does, given the app and the game `Navigate` named (only "resume" uses it).
 Opener = Callable[[object, Path | None], object]
@@ -40,10 +42,23 @@ class MenuEntry:
 @dataclass(frozen=True)
 class Place:
     name: str
-    screen: type | None  # the screen it opens, if one (the Keys screen lists its keys)
+    screen: type | None  # the screen it opens, if one
     go: Opener
     menu: MenuEntry | None
     module: str  # who declared it (said when a name is declared twice)
+    title: str | None = None  # UI text key naming the place where no menu line does
+    # Widgets that take the keyboard there: their class-level BINDINGS are the place's keys too.
+    widgets: tuple[type, ...] = ()
+
+    @property
+    def heading(self) -> str | None:
+        """UI text key of what the place is called: its own title, else its menu line."""
+        return self.title or (self.menu.label if self.menu else None)
+
+    def bindings(self) -> list:
+        """Every key bound there, the screen's then its widgets' (as declared: BindingType)."""
+        classes = ((self.screen,) if self.screen else ()) + self.widgets
+        return [binding for cls in classes for binding in cls.BINDINGS]
 
 
 _places: dict[str, Place] = {}
@@ -55,8 +70,8 @@ def pushes(screen: type) -> Opener:
     return lambda app, game: app.push_screen(screen())
 
 
-def place(name: str, screen: type | None = None, *, go: Opener | None = None,
-          menu: MenuEntry | None = None) -> Place:
+def place(name: str, screen: type | None = None, *, go: Opener | None = None, menu: MenuEntry | None = None,
+          title: str | None = None, widgets: tuple[type, ...] = ()) -> Place:
     """Declare `name`: it opens `screen` (pushed over the current one unless `go` says otherwise).
     DuplicatePlace if another declaration has the name already."""
     if go is None:
@@ -66,16 +81,17 @@ def place(name: str, screen: type | None = None, *, go: Opener | None = None,
     module = getattr(screen or go, "__module__", "?")
     if name in _places:
         raise DuplicatePlace(f"place {name!r} is declared twice: by {_places[name].module} and by {module}")
-    declared = Place(name, screen, go, menu, module)
+    declared = Place(name, screen, go, menu, module, title, widgets)
     _places[name] = declared
     return declared
 
 
 def fill() -> None:
-    """Import every module of the screens package once: each declares its places."""
+    """Import the app module and every module of the screens package once: each declares its places."""
     global _filled
     if _filled:
         return
+    importlib.import_module(APP_MODULE)
     package = importlib.import_module(SCREENS_PACKAGE)
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{SCREENS_PACKAGE}.{module.name}")
