@@ -134,7 +134,7 @@ async def test_the_table_place_leads_back_to_the_game_in_progress(tmp_path):
         await settle(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
         app.post_message(Navigate("table"))
         await settle(pilot, lambda: isinstance(app.screen, TableScreen))
-        assert app.controller is controller and app.screen.controller is controller  # the same game, not a new one
+        assert app.controller is controller and app.screen.ctl is controller  # the same game, not a new one
 
 
 def test_a_place_names_its_keys_and_what_it_is_called():
