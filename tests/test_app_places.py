@@ -7,9 +7,11 @@ import shutil
 import sys
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from textual.widgets import OptionList
 
 from autoplay import settle
+from helpers import examples
 from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app import messages, places
 from duckcover.app.messages import Navigate
@@ -146,3 +148,17 @@ def test_a_place_names_its_keys_and_what_it_is_called():
     games = places.find("games")
     assert games.heading == "title.games" and games.bindings() == list(games.screen.BINDINGS)
     assert places.find("quit").bindings() == []  # no screen of its own
+
+
+@given(st.permutations(range(len(places.names()))))
+@settings(max_examples=examples(50))
+def test_the_menu_order_does_not_depend_on_the_order_modules_are_imported(order):
+    """pkgutil lists modules in the file system's order: the menu must not follow it."""
+    declared = list(places.places().values())
+    expected = [p.name for p in places.menu()]
+    saved = places._places
+    try:
+        places._places = {declared[i].name: declared[i] for i in order}
+        assert [p.name for p in places.menu()] == expected
+    finally:
+        places._places = saved
