@@ -15,12 +15,14 @@ from textual.binding import Binding
 from ..common.i18n import t
 from ..engine.game import Game
 from ..engine.rules import Rules
+from . import places
 from .bots import load_bot
 from .controller import TurnController
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table.screen import TableScreen
 from .textual_compat import Backdrop
+from .widgets.core import GridWidget
 from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -162,7 +164,7 @@ class DuckCoverApp(PlainKeys, App):
         except (RecordError, DuckError) as err:
             self.notify(error_text(err), title=t("notify.resume_failed"), severity="error")
             if not self.screen_stack or len(self.screen_stack) < 2:
-                self.push_screen(TitleScreen(storage.has_unfinished(self.data_root)))
+                self.push_screen(TitleScreen())
             return
         self.own_game(claim)
         names, bots = read_players(record)
@@ -182,14 +184,20 @@ class DuckCoverApp(PlainKeys, App):
     def show_table(self) -> None:
         self.replace_main(TableScreen(self.controller, self.options))
 
+    def back_to_the_game(self, game: Path | None = None) -> None:
+        """The table of the game in progress; without one, the game to resume (as "resume")."""
+        if self.controller is not None and not self.controller.game.over:
+            self.show_table()
+        else:
+            self.offer_resume(game)
+
     def go_title(self) -> None:
-        from ..saves import storage
         from .screens.core import TitleScreen
 
         if self.claim is not None:  # back at the title no game is being played
             self.claim.release()
             self.claim = None
-        self.replace_main(TitleScreen(storage.has_unfinished(self.data_root)))
+        self.replace_main(TitleScreen())
 
     def replace_main(self, screen) -> None:
         """Make `screen` the one main screen (dropping modals), under the too-small notice if shown."""
@@ -213,33 +221,21 @@ class DuckCoverApp(PlainKeys, App):
         self.way_to(message.place, message.game)()
 
     def way_to(self, place: str, game: Path | None = None) -> Callable[[], object]:
-        """What going to `place` (one of messages.PLACES) does; `game`: the game to resume."""
-        return {
-            "title": self.go_title,
-            "setup": self.open_setup,
-            "resume": lambda: self.offer_resume(game),
-            "games": self.open_games,
-            "statistics": self.open_statistics,
-            "settings": self.open_settings,
-            "rules": self.action_help,
-            "quit": self.exit,
-        }[place]
+        """What going to `place` does (a place some screen module declares: see places); `game`:
+        the game to resume. KeyError for a place nobody declared."""
+        found = places.find(place)
+        return lambda: found.go(self, game)
 
-    # The screens below are imported when first opened: launch never waits for them.
+    # The screens are imported when first opened (or when the title lists them): launch never
+    # waits for them. These keep the app's older ways in, each going through the place.
     def open_games(self) -> None:
-        from .screens.games import GamesScreen
-
-        self.push_screen(GamesScreen())
+        self.way_to("games")()
 
     def open_statistics(self) -> None:
-        from .screens.stats import StatsScreen
-
-        self.push_screen(StatsScreen())
+        self.way_to("statistics")()
 
     def open_settings(self) -> None:
-        from .screens.settings import SettingsScreen
-
-        self.push_screen(SettingsScreen())
+        self.way_to("settings")()
 
     def offer_resume(self, game: Path | None) -> None:
         """Resume `game`; without one, the only unfinished game, or let the player pick among
@@ -448,3 +444,9 @@ def most_recent_free(root: Path | None) -> Path:
         if not storage.in_use(path):
             return path
     raise storage.GameInUse(t("notify.game_in_use", game=paths[0].name))
+
+
+# The table's package sits above the screens (it opens the round end, the game over...): the
+# app declares its place, so that screens can lead back to it and list its keys.
+places.place("table", TableScreen, go=lambda app, game: app.back_to_the_game(game), title="place.table",
+             widgets=(GridWidget,))

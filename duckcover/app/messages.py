@@ -8,18 +8,24 @@ from textual.message import Message
 
 from ..engine.rules import Rules
 from ..saves.settings import Settings
+from . import places
 from .options import SeatSpec
 
-# Where `Navigate` can lead.
-PLACES = ("title", "setup", "resume", "games", "statistics", "settings", "rules", "quit")
+
+def __getattr__(name: str):
+    """PLACES: where `Navigate` can lead, the names the screen modules declare (see places)."""
+    if name == "PLACES":
+        return places.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Navigate(Message):
-    """Go to one of PLACES: the title, the set-up for a new game, the game to resume (`game`:
-    its file; None: the app offers the unfinished games, or resumes the only one)..."""
+    """Go to one of the places the screen modules declare (see places): the title, the set-up for
+    a new game, the game to resume (`game`: its file; None: the app offers the unfinished games,
+    or resumes the only one)..."""
 
     def __init__(self, place: str, game: Path | None = None) -> None:
-        if place not in PLACES:
+        if place not in places.names():
             raise ValueError(f"unknown place {place!r}")
         super().__init__()
         self.place, self.game = place, game

@@ -17,6 +17,7 @@ from ...common.untrusted import NAME_MAX, name_problem, shown
 from ...engine.errors import RulesError
 from ...engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, Rules, rules_with_variants
 from ...players.difficulty import DIFFICULTIES, level_rating, nearest_level
+from .. import places
 from ..bots import installed_bots
 from ..controller import TurnController
 from ..messages import Navigate, StartGame
@@ -44,11 +45,10 @@ SCREENS_CSS = "screens.tcss"
 
 
 class TitleScreen(Screen):
-    CSS_PATH = SCREENS_CSS
+    """The title and its menu: one line per place that asks for one (see places), each line's
+    id the place it leads to."""
 
-    def __init__(self, can_resume: bool) -> None:
-        super().__init__()
-        self.can_resume = can_resume
+    CSS_PATH = SCREENS_CSS
 
     def compose(self) -> ComposeResult:
         from textual.widgets import OptionList
@@ -59,29 +59,34 @@ class TitleScreen(Screen):
             with Center():
                 yield Static(t("title.tagline"), id="tagline")
             with Center():
-                yield OptionList(
-                    Option(t("title.new"), id="setup"),  # each id is a place the app leads to
-                    Option(t("title.resume"), id="resume", disabled=not self.can_resume),
-                    Option(t("title.games"), id="games"),
-                    Option(t("title.statistics"), id="statistics"),
-                    Option(t("title.settings"), id="settings"),
-                    Option(t("title.rules"), id="rules"),
-                    Option(t("title.quit"), id="quit"),
-                    id="title-menu",
-                )
+                yield OptionList(*(Option(t(entry.menu.label), id=entry.name, disabled=not self.offered(entry))
+                                   for entry in places.menu()), id="title-menu")
         yield KeyFooter()
 
+    def offered(self, entry: places.Place) -> bool:
+        offered = entry.menu.offered
+        return offered is None or offered(getattr(self.app, "data_root", None))
+
     def on_screen_resume(self) -> None:
+        """Back from another screen: what can be chosen may have changed (the game in progress
+        deleted or saved on the Games screen)."""
         from textual.widgets import OptionList
-        # Back from the Games screen: the game in progress may have been deleted (or saved).
-        from ...saves import storage
 
         menu = self.query_one("#title-menu", OptionList)
-        self.can_resume = storage.has_unfinished(getattr(self.app, "data_root", None))
-        (menu.enable_option if self.can_resume else menu.disable_option)("resume")
+        for entry in places.menu():
+            if entry.menu.offered is not None:
+                (menu.enable_option if self.offered(entry) else menu.disable_option)(entry.name)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.post_message(Navigate(event.option.id))
+
+    def on_key(self, event) -> None:
+        """A menu line's own key (MenuEntry.key) leads there, as choosing the line does."""
+        for entry in places.menu():
+            if entry.menu.key == event.key and self.offered(entry):
+                event.stop()
+                self.post_message(Navigate(entry.name))
+                return
 
 
 class SetupScreen(Screen):
@@ -529,3 +534,18 @@ class GameOverScreen(ModalScreen):
 
     def action_quit(self) -> None:
         self.post_message(Navigate("quit"))
+
+
+# --- the places these screens lead to (see places) ----------------------------------------
+def unfinished_game_saved(root) -> bool:
+    from ...saves import storage
+
+    return storage.has_unfinished(root)
+
+
+places.place("title", TitleScreen, go=lambda app, game: app.go_title())
+places.place("setup", SetupScreen, go=lambda app, game: app.open_setup(), menu=places.MenuEntry("title.new", 10))
+places.place("resume", go=lambda app, game: app.offer_resume(game),
+             menu=places.MenuEntry("title.resume", 20, offered=unfinished_game_saved))
+places.place("rules", HelpScreen, go=lambda app, game: app.action_help(), menu=places.MenuEntry("title.rules", 60))
+places.place("quit", go=lambda app, game: app.exit(), menu=places.MenuEntry("title.quit", 90))

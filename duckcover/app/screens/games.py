@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.binding import Binding
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ...common.i18n import shown_name, t
 from ...common.untrusted import NAME_MAX, shown
@@ -24,6 +24,7 @@ from ...engine.errors import DuckError
 from ...engine.game import Game
 from ...saves import storage
 from ...saves.record import RecordError, replay
+from .. import places
 from ..messages import Navigate
 from ..widgets.footer import KeyFooter
 from ..words import error_text
@@ -125,12 +126,18 @@ class GamesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(t("games.title"), id="games-title")
+        from textual.widgets import DataTable  # here, not at import: the title imports this module
+
         yield DataTable(id="games-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="games-note")
         yield KeyFooter()
 
+    def table(self):
+        """The list of games (a DataTable)."""
+        return self.query_one("#games-table")
+
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.table()
         for key in ("games.date", "games.players", "games.scores", "games.winner"):
             table.add_column(t(key), key=key)
         self.reload()
@@ -141,7 +148,7 @@ class GamesScreen(Screen):
 
     def reload(self, keep: int | None = None) -> None:
         self.entries = list_saved(self.data_root)
-        table = self.query_one(DataTable)
+        table = self.table()
         table.clear()
         for index, entry in enumerate(self.entries):
             # Text cells: a str cell of a DataTable is read as markup, and names are untrusted.
@@ -155,7 +162,7 @@ class GamesScreen(Screen):
     @property
     def selected(self) -> SavedGame | None:
         try:
-            table = self.query_one(DataTable)
+            table = self.table()
         except NoMatches:  # check_action can run while the screen is still being built
             return None
         if not self.entries or not 0 <= table.cursor_row < len(self.entries):
@@ -172,11 +179,11 @@ class GamesScreen(Screen):
             note = t("games.count", count=len(self.entries))
         self.query_one("#games-note", Static).update(Content(note))  # it may quote a record: text
 
-    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+    def on_data_table_row_highlighted(self, _event) -> None:
         self.show_note()
         self.refresh_bindings()
 
-    def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
+    def on_data_table_row_selected(self, _event) -> None:
         self.action_replay()
 
     # --- actions ------------------------------------------------------------------------
@@ -222,7 +229,7 @@ class GamesScreen(Screen):
         entry = self.selected
         if entry is None:
             return
-        row = self.query_one(DataTable).cursor_row
+        row = self.table().cursor_row
         question = t("games.confirm", date=entry.date_text(), players=entry.players_text())
 
         def answered(yes: bool | None) -> None:
@@ -241,3 +248,6 @@ class GamesScreen(Screen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+places.place("games", GamesScreen, menu=places.MenuEntry("title.games", 30))

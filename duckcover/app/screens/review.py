@@ -13,22 +13,27 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.binding import Binding
-from textual.widgets import DataTable, ProgressBar, Sparkline, Static
+from textual.widgets import Static
 
 from ...common.i18n import t
 from ...common.untrusted import NAME_MAX, shown
 from ...engine.game import Game
-from ...players import review as rv
-from ...saves.record import to_record
 from ..widgets.cards import COVER_STYLE, MOVING_STYLE, card_lines, empty_lines
 from ..widgets.core import GridWidget
 from ..widgets.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from ...players import review as rv
+
+# The review itself (the expert's search), the record writer and Textual's tables and charts are
+# imported where they are used: the title imports every screen module to list their places.
 
 BUDGET: int | None = None  # samples per move (None: the review's default; tests lower it)
 JOBS: int | None = None  # processes (None: every core; tests use 1)
@@ -39,6 +44,8 @@ GRID_MARKS = {"played": ("review.grid.played", "x"), "best": ("review.grid.best"
 
 
 def move_words(move) -> str:
+    from ...players import review as rv
+
     return rv.move_notation(move, compact=True)
 
 
@@ -87,6 +94,9 @@ def grid_marks(grid, decision: rv.Decision) -> dict:
 
 def kept_review(game: Game, bots: list[str | None], root: Path | None = None) -> rv.Review | None:
     """The review the Review screen kept for this game, if there is one (the replay viewer's marks)."""
+    from ...players import review as rv
+    from ...saves.record import to_record
+
     folder = Path(root) / "reviews" if root else None
     path = rv.cache_path(to_record(game, bots=bots), None, BUDGET or rv.BUDGET, list(range(game.n)), folder=folder)
     return rv.cached(path)
@@ -102,6 +112,9 @@ class ReviewScreen(Screen):
     AUTO_FOCUS = "#review-decisions"
 
     def __init__(self, game: Game, bots: list[str | None], title: str = "") -> None:
+        from ...players import review as rv
+        from ...saves.record import to_record
+
         super().__init__()
         self.game = game
         self.data = to_record(game, bots=bots)  # one record per game, whichever screen asks
@@ -116,6 +129,8 @@ class ReviewScreen(Screen):
 
     # --- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        from textual.widgets import DataTable, ProgressBar, Sparkline
+
         yield Static(self.heading(), id="review-title")
         with Horizontal(id="review-working"):
             yield ProgressBar(id="review-progress", show_eta=False)
@@ -143,14 +158,20 @@ class ReviewScreen(Screen):
 
     # --- the work -----------------------------------------------------------------------------
     def cache(self) -> Path:
+        from ...players import review as rv
+
         root = getattr(self.app, "data_root", None)
         folder = Path(root) / "reviews" if root else None
         return rv.cache_path(self.data, None, self.budget(), list(range(self.game.n)), folder=folder)
 
     def budget(self) -> int:
+        from ...players import review as rv
+
         return BUDGET or rv.BUDGET
 
     def start(self) -> None:
+        from ...players import review as rv
+
         kept = rv.cached(self.cache())
         if kept is not None:
             self.finish(kept)
@@ -181,7 +202,7 @@ class ReviewScreen(Screen):
     def show_progress(self, done: int, total: int) -> None:
         if not self.is_attached or not self.running:
             return
-        self.query_one("#review-progress", ProgressBar).update(total=max(total, 1), progress=done)
+        self.query_one("#review-progress").update(total=max(total, 1), progress=done)
         self.query_one("#review-status", Static).update(t("review.working", done=done, total=total))
 
     def failed(self, error: str) -> None:
@@ -195,7 +216,7 @@ class ReviewScreen(Screen):
             return
         self.result = result
         self.query_one("#review-working").display = False
-        table = self.query_one("#review-seats", DataTable)
+        table = self.query_one("#review-seats")
         # Columns with their rows, in one go: a header drawn before the rows came would keep
         # the narrow widths of its labels for a frame (and a snapshot could catch it).
         table.clear(columns=True)
@@ -222,8 +243,8 @@ class ReviewScreen(Screen):
             return
         name = shown(seat.name, NAME_MAX)
         self.query_one("#review-chart-title", Static).update(Text(t("review.chart", name=name)))
-        self.query_one("#review-chart", Sparkline).data = [d.cost for d in seat.decisions] or [0.0]
-        table = self.query_one("#review-decisions", DataTable)
+        self.query_one("#review-chart").data = [d.cost for d in seat.decisions] or [0.0]
+        table = self.query_one("#review-decisions")
         table.clear(columns=True)
         table.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.best"),
                           t("review.col.cost"), t("review.col.mark"))
@@ -255,7 +276,7 @@ class ReviewScreen(Screen):
             grid.show(point.view.grid.cells, self.game.rules.for_round(point.round_index).splashes,
                       grid_marks(point.view.grid.cells, decision))
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_data_table_row_highlighted(self, event) -> None:
         if event.data_table.id == "review-decisions":
             self.show_decision(event.cursor_row)
         elif event.data_table.id == "review-seats" and self.result is not None:
@@ -270,14 +291,14 @@ class ReviewScreen(Screen):
             return
         seats = [s.seat for s in self.result.seats]
         self.seat = seats[(seats.index(self.seat) + 1) % len(seats)] if self.seat in seats else seats[0]
-        self.query_one("#review-seats", DataTable).move_cursor(row=seats.index(self.seat))
+        self.query_one("#review-seats").move_cursor(row=seats.index(self.seat))
         self.show_seat()
 
     def action_next_mark(self) -> None:
         seat = self.seat_review()
         if seat is None:
             return
-        table = self.query_one("#review-decisions", DataTable)
+        table = self.query_one("#review-decisions")
         marked = [i for i, d in enumerate(seat.decisions) if d.mark]
         if marked:
             row = next((i for i in marked if i > table.cursor_row), marked[0])

@@ -14,6 +14,7 @@ from textual.widgets import Button, Checkbox, Label, Select, Static
 from ...common import i18n
 from ...common.i18n import t
 from ...saves.settings import THEMES, Settings, save
+from .. import places
 from ..messages import SettingsSaved
 from ..widgets.footer import KeyFooter
 from .core import SCREENS_CSS, ascii_widgets
@@ -82,3 +83,6 @@ class SettingsScreen(Screen):
             app.notify(t("settings.save_failed", error=str(err)), severity="error")
             return
         self.post_message(SettingsSaved(settings))
+
+
+places.place("settings", SettingsScreen, menu=places.MenuEntry("title.settings", 50))

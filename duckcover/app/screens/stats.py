@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -20,9 +21,15 @@ from textual.widgets import Static
 
 from ...common.i18n import shown_name, t, tn
 from ...common.untrusted import shown
-from ...saves import stats
+from .. import places
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import ascii_only
+
+if TYPE_CHECKING:
+    from ...saves import stats
+
+# The statistics (and SQLite) are imported when the screen reads them: the title imports every
+# screen module to list their places, and launch must not wait for a database module.
 
 BAR_WIDTH = 30
 NAME_WIDTH = 14
@@ -136,6 +143,8 @@ class StatsScreen(Screen):
         self.action_reload()
 
     def database(self) -> Path:
+        from ...saves import stats
+
         if self.db_path is not None:
             return self.db_path
         root = getattr(self.app, "data_root", None)
@@ -143,11 +152,15 @@ class StatsScreen(Screen):
 
     def read(self) -> tuple[list[stats.PlayerStats], int]:
         """The figures and the number of games; StatsError is the caller's to show."""
+        from ...saves import stats
+
         path = self.database()
         players = stats.load(path)
         return players, len(stats.games(path)) if players else 0
 
     def action_reload(self) -> None:
+        from ...saves import stats
+
         error = self.query_one("#stats-error", Static)
         table = self.query_one("#stats-table", Static)
         drawn = self.query_one("#stats-charts", Static)
@@ -173,6 +186,7 @@ class StatsScreen(Screen):
         self.show_rating()
 
     def read_ratings(self) -> list:
+        from ...saves import stats
         from ...saves.ratings import leaderboard
 
         board = stats.ratings(self.database())
@@ -193,3 +207,6 @@ class StatsScreen(Screen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+places.place("statistics", StatsScreen, menu=places.MenuEntry("title.statistics", 40))
