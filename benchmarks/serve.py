@@ -11,8 +11,10 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
   end of the output burst each terminal then receives (the reveal frame; nothing for 0.3 s
   after it), p50 and p95 (goal <= 200 ms). Beside it, measured in the same run: the PSS per
   player while at the tables (the client processes + the server's growth, shared out; goal
-  <= 35 MB), and the CPU a client that chose earlier spends on each reveal (its process's
-  user + system time from the last seat's keys to the end of its burst, /proc ticks).
+  <= 35 MB), the CPU a client that chose earlier spends on each reveal (its process's
+  user + system time from the last seat's keys to the end of its burst, /proc ticks) and the
+  same for the seat whose keys end the turn, and the CPU of the server, the clients and this
+  benchmark while the tables played.
 - launch (not with --reveal-only): a local `duckcover play --bots 3` in a pty at 120x40, from
   spawn to its first table frame, median of --runs; next to it, over SSH (pty 120x40): connect
   -> lobby on screen, and join (the key) -> first table frame. Ratio = connect->lobby / local
@@ -450,6 +452,7 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
     tables = max(1, players // 4)
     latencies: list[float] = []
     reveal_ticks: list[int] = []
+    last_seat_ticks: list[int] = []  # the same for the seat whose keys end the turn (its keys, then the reveal)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         proc, port = start_server(data, "--max-connections", str(tables * 4), "--grace", "600", "--speed", "instant")
@@ -472,12 +475,16 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
                     before = table_turns(data, f"h{t}")
                     onlookers = [pid_of[id(s)] for s in group[:3] if id(s) in pid_of]
                     ticks = [cpu_ticks(pid) for pid in onlookers]
+                    last = pid_of.get(id(group[3]))
+                    last_ticks = cpu_ticks(last) if last else 0
                     start = time.perf_counter()
                     group[3].key(CHOOSE)
                     ends = await asyncio.gather(*(until_quiet(s, 0.3, 10) for s in group))
                     if table_turns(data, f"h{t}") > before:
                         latencies.extend(end - start for end in ends)
                         reveal_ticks.extend(cpu_ticks(pid) - was for pid, was in zip(onlookers, ticks))
+                        if last:
+                            last_seat_ticks.append(cpu_ticks(last) - last_ticks)
 
             split_before = cpu_split(proc.pid, pids)
             await asyncio.gather(*(play(t, group) for t, group in enumerate(groups)))
@@ -494,6 +501,7 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
     tick = 1000 / os.sysconf("SC_CLK_TCK")
     return {"latencies": latencies, "pss_mb_per_player": pss_per_player,
             "onlooker_cpu_ms_per_reveal": statistics.mean(reveal_ticks) * tick if reveal_ticks else float("nan"),
+            "last_seat_cpu_ms_per_reveal": statistics.mean(last_seat_ticks) * tick if last_seat_ticks else float("nan"),
             "cpu_seconds": cpu}
 
 
@@ -632,7 +640,8 @@ def main() -> None:
               f"terminal's reveal burst p50 {statistics.median(ssh) * 1000 if ssh else float('nan'):.1f} ms, "
               f"p95 {p95:.1f} ms over {count} reveals (goal <= 200 ms); PSS per player at the tables "
               f"{figures['pss_mb_per_player']:.1f} MB (goal <= 35 MB); CPU of a client that chose earlier, "
-              f"per reveal {figures['onlooker_cpu_ms_per_reveal']:.1f} ms", flush=True)
+              f"per reveal {figures['onlooker_cpu_ms_per_reveal']:.1f} ms (the seat whose keys end the turn: "
+              f"{figures['last_seat_cpu_ms_per_reveal']:.1f} ms)", flush=True)
         cpu = figures["cpu_seconds"]
         print(f"  CPU while the tables played ({cpu['wall']:.1f} s wall): server {cpu['server']:.1f} s, "
               f"{tables * 4} clients {cpu['clients']:.1f} s, this benchmark {cpu['benchmark']:.1f} s", flush=True)
