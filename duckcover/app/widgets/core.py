@@ -362,8 +362,10 @@ class GridWidget(Widget):
         self.glyphs = glyphs()
         self.cells: Mapping[Cell, Stack] = {}
         self.splashes: tuple[int, ...] | None = (0,) * 12  # None: the round scores numbers, no drops
-        self.marks: dict[Cell, str] = {}
+        self._marks: dict[Cell, str] = {}
+        self._targets: list[Cell] = []  # see targets
         self.tags: dict[Cell, str] = {}  # each legal cell's jump key (see JUMP_KEYS)
+        self.tag_keys: frozenset[str] = frozenset()  # ... those keys
         self._kept: tuple[int, int, int, int] | None = None  # see keep_bounds
         self.fitted: tuple | None = None  # (what it depends on, the fitting card size) once worked out
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
@@ -385,6 +387,7 @@ class GridWidget(Widget):
         self.cells, self.splashes = cells, splashes
         self.marks = marks
         old_tags, self.tags = self.tags, jump_tags(self.targets)
+        self.tag_keys = frozenset(self.tags.values())
         self.keep_bounds(len(old_cells))
         self.set_reactive(GridWidget.cursor, cursor if cursor in self.places else None)
         if self.bounds() != old_bounds or self.card_size() != old_size or not self.is_mounted or self.folded():
@@ -406,9 +409,19 @@ class GridWidget(Widget):
             self.refresh(layout=not self.fit)
 
     @property
+    def marks(self) -> dict[Cell, str]:
+        return self._marks
+
+    @marks.setter
+    def marks(self, marks: dict[Cell, str]) -> None:
+        self._marks = marks
+        self._targets = sorted((c for c, kind in marks.items() if kind in TARGET_KINDS), key=lambda c: (c[1], c[0]))
+
+    @property
     def targets(self) -> list[Cell]:
-        """The legal cells, in reading order."""
-        return sorted((c for c, kind in self.marks.items() if kind in TARGET_KINDS), key=lambda c: (c[1], c[0]))
+        """The legal cells, in reading order (sorted once per change of marks: the key bar asks
+        each key whether it works, several times a turn)."""
+        return list(self._targets)
 
     @property
     def origin(self) -> Cell | None:
@@ -590,12 +603,10 @@ class GridWidget(Widget):
 
     # --- keys and mouse -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("move", "cycle"):
-            return bool(self.targets)
-        if action == "confirm":
-            return bool(self.targets)
+        if action in ("move", "cycle", "confirm"):
+            return bool(self._targets)
         if action == "jump":  # a key no cell shows now goes on to the screen's bindings
-            return parameters[0] in self.tags.values()
+            return parameters[0] in self.tag_keys
         return True
 
     def action_move(self, direction: str) -> None:
