@@ -202,13 +202,13 @@ async def test_a_cursor_move_draws_again_only_the_rows_of_cards_it_touches(tmp_p
         grid = await until_moving(pilot, table)
         await pilot.pause()
         drawn = []
-        real = grid._row_lines
+        real = grid._row_strips
 
-        def counted(y, size):
+        def counted(y, size, base, width):
             drawn.append(y)
-            return real(y, size)
+            return real(y, size, base, width)
 
-        grid._row_lines = counted
+        grid._row_strips = counted
         start, target = grid.cursor, grid.cycle_order()[0]
         await pilot.press("tab")
         await pilot.pause()
@@ -300,3 +300,31 @@ async def test_the_key_bar_draws_each_set_of_keys_once_and_shows_the_keys_of_the
             assert len(made) == drawn_once  # a set of keys seen before: nothing made again
     finally:
         KeyBar.labels = real
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_row_joined_from_its_cells_strips_is_the_row_drawn_as_text(tmp_path, size):
+    """Each grid row is joined from its cells' kept strips; character for character and style
+    for style, it is the row laid out as one text and rendered (what the grid drew before)."""
+    from duckcover.app.widgets.core import GridWidget, text_strip
+
+    def cells(strip):
+        return [(char, segment.style) for segment in strip for char in segment.text]
+
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        table = table_of(app)
+        await until_moving(pilot, table)  # the own grid with its marks, tags and cursor
+        await pilot.pause()
+        compared = 0
+        for grid in table.query(GridWidget):
+            if grid.folded() or not grid.cells:
+                continue
+            x0, y0, x1, y1 = grid.bounds()
+            size, base, width = grid.card_size(), grid.rich_style, grid.size.width
+            for y in range(y0, y1 + 1):
+                joined = grid._row_strips(y, size, base, width)
+                laid_out = [text_strip(grid, line, base, width) for line in grid._row_lines(y, size)]
+                assert [cells(s) for s in joined] == [cells(s) for s in laid_out]
+                compared += 1
+        assert compared >= 4

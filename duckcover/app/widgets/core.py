@@ -371,6 +371,7 @@ class GridWidget(Widget):
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
         self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
         self.made_cells: dict[tuple, list[Text]] = {}  # see _cell
+        self.made_strips: dict[tuple, list[Strip]] = {}  # see _cell_strips
 
     # --- state --------------------------------------------------------------------------
     def show(self, cells: Mapping[Cell, Stack], splashes, marks: dict[Cell, str] | None = None,
@@ -720,7 +721,7 @@ class GridWidget(Widget):
             return Strip.blank(width, base)
         strips = drawn.get(row)
         if strips is None:
-            strips = drawn[row] = [text_strip(self, line, base, width) for line in self._row_lines(y0 + row, size)]
+            strips = drawn[row] = self._row_strips(y0 + row, size, base, width)
         return strips[part]
 
     def _row_lines(self, y: int, size: CardSize) -> list[Text]:
@@ -746,18 +747,49 @@ class GridWidget(Widget):
     def _cell(self, cell: Cell, size: CardSize) -> list[Text]:
         """A cell's lines, made once for what it shows (callers only copy them): a reveal
         changes a card or two of a grid, and a row is drawn whole."""
-        stack = self.cells.get(cell)
-        mark = self.marks.get(cell)
-        top = stack[-1] if stack else None
-        splashes = self.splashes[top.number - 1] if top is not None and self.splashes is not None else None
-        key = (top, len(stack) if stack else 0, splashes, mark, cell == self.cursor, self.tags.get(cell, ""),
-               size, self.seat, self.glyphs, i18n.language())
+        key = self._cell_key(cell, size)
         made = self.made_cells.get(key)
         if made is None:
             if len(self.made_cells) > 512:
                 self.made_cells.clear()
-            made = self.made_cells[key] = self._make_cell(stack, mark, cell == self.cursor, self.tags.get(cell, ""), size)
+            made = self.made_cells[key] = self._make_cell(
+                self.cells.get(cell), self.marks.get(cell), cell == self.cursor, self.tags.get(cell, ""), size)
         return made
+
+    def _cell_key(self, cell: Cell, size: CardSize) -> tuple:
+        """Everything a cell's drawing depends on."""
+        stack = self.cells.get(cell)
+        top = stack[-1] if stack else None
+        splashes = self.splashes[top.number - 1] if top is not None and self.splashes is not None else None
+        return (top, len(stack) if stack else 0, splashes, self.marks.get(cell), cell == self.cursor,
+                self.tags.get(cell, ""), size, self.seat, self.glyphs, i18n.language())
+
+    def _cell_strips(self, cell: Cell, size: CardSize, base: Style) -> list[Strip]:
+        """A cell's lines as strips over the grid's style, made once for what it shows: a row
+        is then joined from its cells' strips, not laid out and rendered as text again."""
+        key = (self._cell_key(cell, size), base)
+        strips = self.made_strips.get(key)
+        if strips is None:
+            if len(self.made_strips) > 512:
+                self.made_strips.clear()
+            console = self.app.console
+            strips = self.made_strips[key] = [
+                Strip(text.render(console)).apply_style(base + console.get_style(text.style) if text.style else base)
+                for text in self._cell(cell, size)]
+        return strips
+
+    def _row_strips(self, y: int, size: CardSize, base: Style, width: int) -> list[Strip]:
+        """The lines of row `y` of cards, `width` wide: what `_row_lines` says, as strips."""
+        x0, _, x1, _ = self.bounds()
+        ox = self.origin_offset(size)[0]
+        cells = [self._cell_strips((x, y), size, base) for x in range(x0, x1 + 1)]
+        lines = []
+        for part in range(size.height):
+            line = Strip.join(([Strip.blank(ox, base)] if ox > 0 else []) + [strips[part] for strips in cells])
+            if ox < 0:
+                line = line.crop(-ox)
+            lines.append(line.adjust_cell_length(width, base))
+        return lines
 
     def _make_cell(self, stack: Stack | None, mark: str | None, at_cursor: bool, tag: str, size: CardSize) -> list[Text]:
         word = t(MARK_KEYS[mark]) if mark else ""
