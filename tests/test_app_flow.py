@@ -1,0 +1,235 @@
+"""The table's flow (duckcover.app.flow.TableFlow) without Textual: a fake pace runs its timers
+and bot workers from a queue, and the tests read the events the flow tells its screen."""
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from duckcover.app.controller import TurnController
+from duckcover.app.flow import (BotFlips, ChoiceAsked, ChoiceOpened, Flipped, FlipAwaited, GameOver, GiftsRevealed,
+                                HandOver, RoundOver, RoundStarted, TableFlow, TurnRevealed, TurnState, Waiting)
+from duckcover.app.options import SeatSpec
+from duckcover.app.remote import RemoteTable
+from duckcover.engine import CHOOSING, Game, Phase, Rules
+from duckcover.net import protocol as p
+from duckcover.players.harness import play_game
+from duckcover.saves.record import replay, to_record
+from duckcover_bots.greedy import GreedyBot
+from duckcover_bots.random_bot import RandomBot
+from helpers import rules as with_variants
+
+
+class FakePace:
+    """The flow's host without Textual: every timer, worker and after-refresh call waits in a
+    queue until `step` or `run` calls it (never at once, as with the screen's)."""
+
+    def __init__(self) -> None:
+        self.queue: deque = deque()
+        self.delays: list[float] = []
+        self.intervals: list = []
+
+    def later(self, callback, delay: float) -> None:
+        self.delays.append(delay)
+        self.queue.append(callback)
+
+    def in_worker(self, work, done, failed) -> None:
+        def worker() -> None:
+            try:
+                result = work()
+            except Exception:  # noqa: BLE001 - as a Textual worker: the failure is reported
+                failed()
+                return
+            done(result)
+        self.queue.append(worker)
+
+    def live(self) -> bool:
+        return True
+
+    def set_interval(self, interval: float, callback) -> None:
+        self.intervals.append((interval, callback))
+
+    def call_after_refresh(self, callback) -> None:
+        self.queue.append(callback)
+
+    def step(self) -> None:
+        self.queue.popleft()()
+
+    def run(self, limit: int = 20_000) -> None:
+        for _ in range(limit):
+            if not self.queue:
+                return
+            self.step()
+        raise AssertionError("the flow never came to rest")
+
+
+def flow_with_events(ctl: TurnController, **options) -> tuple[TableFlow, FakePace, list]:
+    """A flow whose screen stand-in closes every scorepad and hand-over as it opens."""
+    pace = FakePace()
+    flow = TableFlow(ctl, pace, speed=options.pop("speed", "normal"), **options)
+    events: list = []
+    flow.listen(events.append)
+
+    def react(event) -> None:
+        if isinstance(event, RoundOver):
+            pace.queue.append(flow.after_round_end)
+        elif isinstance(event, HandOver):
+            pace.queue.append(lambda: flow.handed_over(event.seat, event.number))
+    flow.listen(react)
+    return flow, pace, events
+
+
+@pytest.mark.parametrize("rules, names", [(Rules(), ["Ann", "Ben"]),
+                                          (with_variants("low-blows"), ["Ann", "Ben", "Cy"])])
+def test_flow_a_seeded_bots_only_game_ends_in_game_over_with_the_engines_record(rules, names):
+    kinds = [GreedyBot, RandomBot, GreedyBot][: len(names)]
+    engine_game = play_game([kind() for kind in kinds], rules, seed=11, names=names)
+    game = Game(names, rules, seed=11)
+    ctl = TurnController(game, [SeatSpec(name, "bot") for name in names], bots=[kind() for kind in kinds])
+    flow, pace, events = flow_with_events(ctl)
+    flow.advance()
+    pace.run()
+    assert game.over and flow.state is TurnState.GAME_OVER and isinstance(events[-1], GameOver)
+    assert to_record(game) == to_record(engine_game)
+    kinds_told = [type(event) for event in events]
+    assert kinds_told.count(GameOver) == 1
+    assert kinds_told.count(RoundOver) == rules.rounds() == kinds_told.count(RoundStarted) + 1
+    assert kinds_told.count(TurnRevealed) == sum(len(entry["turns"]) for entry in to_record(game)["rounds"])
+    assert not any(isinstance(event, (FlipAwaited, ChoiceAsked)) for event in events)  # nobody plays here
+    if "low-blows" in rules.variants:
+        assert GiftsRevealed in kinds_told
+    # every bot Captain's flip waits its pause first, every reveal stays for its own
+    assert {0.8, 1.0} == set(pace.delays)
+    assert kinds_told.count(BotFlips) == pace.delays.count(0.8)
+
+
+def test_flow_a_human_captain_is_asked_to_flip_and_a_flip_typed_ahead_counts_at_once():
+    game = Game(["Ann", "Ben"], Rules(), seed=4)
+    ctl = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben", "greedy")], bots=[None, GreedyBot()])
+    flow, pace, events = flow_with_events(ctl)
+    flow.advance()
+    typed_ahead = 0
+    for _ in range(500):  # Ann plays first moves; during each pause she types her next flip
+        if flow.state is TurnState.AWAIT_FLIP:
+            assert events[-1] == FlipAwaited(game.captain) and ctl.is_human(game.captain)
+            told = len(events)
+            flow.press_flip()
+            assert isinstance(events[told], Flipped)
+        elif flow.state is TurnState.CHOOSING and events[-1] == ChoiceAsked(0):
+            flow.submit(0, ctl.views[0].legal_moves()[0])
+        elif flow.state is TurnState.PAUSE and flow.flip_is_next_here() and typed_ahead < 3:
+            flow.flip_ahead = True  # the screen's Space during the reveal
+            typed_ahead += 1
+            told = len(events)
+            pace.run()  # the pause ends: the flip is played at once, nobody presses again
+            assert [type(e) for e in events[told:told + 2]] == [FlipAwaited, Flipped]
+        elif flow.state is TurnState.PAUSE and game.phase is Phase.ROUND_OVER:
+            flow.flip_ahead = True
+            pace.step()  # the scorepad comes first: a flip typed before it is not carried over
+            assert flow.state is TurnState.ROUND_OVER and not flow.flip_ahead
+            break
+        else:
+            pace.step()
+    assert typed_ahead == 3 and game.round_index == 0 and isinstance(events[-1], RoundOver)
+
+
+def test_flow_a_human_seat_is_asked_from_the_views_fixed_at_the_opening():
+    game = Game(["Ann", "Ben", "Cy"], Rules(), seed=7)
+    ctl = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben", "greedy"), SeatSpec("Cy", "greedy")],
+                         bots=[None, GreedyBot(), GreedyBot()])
+    flow, pace, events = flow_with_events(ctl)
+    flow.advance()
+    for _ in range(200):  # flip (or wait for the bots' flips) until Ann is asked
+        if ChoiceAsked(0) in events:
+            break
+        flow.press_flip()
+        pace.step()
+    assert flow.state is TurnState.CHOOSING and events[-1] == ChoiceAsked(0)
+    opened = next(e for e in reversed(events) if isinstance(e, ChoiceOpened))
+    view, grids = ctl.views[0], [dict(game.grid(seat)) for seat in range(game.n)]
+    pace.run()  # the bots answer meanwhile: nothing is revealed, nothing applies
+    assert flow.state is TurnState.CHOOSING and ctl.views[0] is view and opened.number == flow.number
+    assert [dict(game.grid(seat)) for seat in range(game.n)] == grids
+    assert not any(isinstance(e, TurnRevealed) for e in events[events.index(opened):])
+    turns = game.turn_number
+    flow.submit(0, view.legal_moves()[0])
+    assert isinstance(events[-2], Waiting) and isinstance(events[-1], TurnRevealed)
+    assert game.turn_number == turns + 1 and flow.state is TurnState.PAUSE
+
+
+def test_flow_pass_and_play_hands_over_before_each_humans_choice():
+    game = Game(["Ann", "Ben"], Rules(), seed=2)
+    ctl = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben")])
+    flow, pace, events = flow_with_events(ctl, handover=True)
+    flow.advance()
+    flow.press_flip()
+    while game.phase not in CHOOSING:  # a flip nobody could play: the next one
+        pace.run()
+        flow.press_flip()
+    first = next(e for e in events if isinstance(e, HandOver))
+    assert flow.state is TurnState.HANDOVER and ChoiceAsked(first.seat) not in events
+    flow.handed_over(first.seat, first.number - 1)  # a stale hand-over screen: nothing
+    assert flow.state is TurnState.HANDOVER
+    pace.run()
+    assert events[-1] == ChoiceAsked(first.seat)
+    flow.submit(first.seat, ctl.views[first.seat].legal_moves()[0])
+    assert isinstance(events[-1], HandOver) and events[-1].seat != first.seat
+
+
+# --- the remote flow: the server's messages go through the same flow ---------------------------
+def remote_flow(my_seat: int | None):
+    server_game = Game(["Ann", "Ben"], Rules(), seed=5)
+    mirror = replay(to_record(server_game), unseen=True)
+    sent: list = []
+    table = RemoteTable(mirror, [SeatSpec("Ann"), SeatSpec("Ben")], my_seat, lambda kind, **f: sent.append((kind, f)))
+    flow, pace, events = flow_with_events(table, watch=my_seat is None)
+    table.attach(flow)
+    flow.advance()
+    pace.run()  # the first frame: the table is up
+    return server_game, table, flow, pace, events, sent
+
+
+def server_turn(game: Game) -> tuple[dict, dict]:
+    """The server plays one turn (every seat its first legal move): its flip and reveal messages."""
+    game.flip()
+    flip = {"type": "flip", "codes": list(game.flips)}
+    moves = [None] * game.n
+    if game.phase in CHOOSING:
+        for seat in game.awaiting:
+            moves[seat] = game.view(seat).legal_moves()[0]
+        game.play(moves)
+    return flip, {"type": "reveal", "moves": [p.move_to_json(m) for m in moves], "standins": []}
+
+
+def test_remote_flow_applies_a_reveal_and_the_next_flip_only_after_the_pause():
+    server_game, table, flow, pace, events, sent = remote_flow(None)
+    assert flow.state is TurnState.FLIPPING
+    pace.queue.clear()  # a watcher's own flip timer: the server's flip is what counts
+    flip, reveal = server_turn(server_game)
+    while server_game.phase is Phase.FLIP and server_game.turn_number and not server_game.history[-1].moves:
+        flip, reveal = server_turn(server_game)  # (never for seed 5; kept simple otherwise)
+    table.receive(flip)
+    table.receive(reveal)
+    assert flow.state is TurnState.PAUSE and table.game.turn_number == 1
+    next_flip, _ = server_turn(server_game)
+    table.receive(next_flip)
+    assert table.game.turn_number == 1 and table.game.phase is Phase.FLIP  # waits in the inbox
+    assert table.inbox and sum(isinstance(e, Flipped) for e in events) == 1
+    pace.queue.popleft()()  # the reveal's pause is over
+    assert not table.inbox and sum(isinstance(e, Flipped) for e in events) == 2
+    assert table.game.flips == server_game.flips and not sent
+
+
+def test_remote_flow_sends_this_seats_flip_and_asks_sync_when_the_mirror_loses_step():
+    server_game, table, flow, pace, events, sent = remote_flow(my_seat=server_game_captain())
+    assert flow.state is TurnState.AWAIT_FLIP
+    flow.press_flip()
+    assert sent == [("flip", {})] and table.game.turn_number == 0  # the server says what was flipped
+    flow.press_flip()
+    assert sent == [("flip", {})]  # once
+    table.receive({"type": "flip", "codes": [999]})  # no such card: the mirror cannot follow
+    assert sent[-1] == ("sync", {}) and not table.inbox
+
+
+def server_game_captain() -> int:
+    return Game(["Ann", "Ben"], Rules(), seed=5).captain
