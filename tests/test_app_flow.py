@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections import deque
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from duckcover.app.controller import TurnController
 from duckcover.app.flow import (BotFlips, ChoiceAsked, ChoiceOpened, Flipped, FlipAwaited, GameOver, GiftsRevealed,
                                 HandOver, RoundOver, RoundStarted, TableFlow, TurnRevealed, TurnState, Waiting)
 from duckcover.app.options import SeatSpec
 from duckcover.app.remote import RemoteTable
-from duckcover.engine import CHOOSING, Game, Phase, Rules
+from duckcover.engine import CHOOSING, Game, Phase, Rules, RulesError
+from duckcover.engine.rules import APP_VARIANTS
 from duckcover.net import protocol as p
+from duckcover.players.bot import Bot
 from duckcover.players.harness import play_game
 from duckcover.saves.record import replay, to_record
 from duckcover_bots.greedy import GreedyBot
@@ -174,6 +178,54 @@ def test_flow_pass_and_play_hands_over_before_each_humans_choice():
     assert events[-1] == ChoiceAsked(first.seat)
     flow.submit(first.seat, ctl.views[first.seat].legal_moves()[0])
     assert isinstance(events[-1], HandOver) and events[-1].seat != first.seat
+
+
+class FirstLegal(Bot):
+    """What the property's humans play (through the flow's keys), as a bot for the engine's game."""
+
+    name = "first-legal"
+
+    def choose(self, view):
+        moves = view.legal_moves()
+        return moves[0] if moves else None
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**32), humans=st.lists(st.booleans(), min_size=2, max_size=5),
+       variants=st.sets(st.sampled_from(APP_VARIANTS), max_size=2), handover=st.booleans())
+def test_flow_property_any_table_plays_to_game_over_as_the_engine_plays_it(seed, humans, variants, handover):
+    """Whoever sits where: every step is a legal transition (go() raises otherwise), a human is
+    asked only for a seat that is human, from the view fixed when the choice opened, and the
+    game the flow plays is the engine's own game among the same players."""
+    names = [f"P{seat}" for seat in range(len(humans))]
+    try:
+        rules = with_variants(*sorted(variants))
+        rules.check_players(len(names))
+    except RulesError:
+        return  # a variant that does not seat this many
+    players = [FirstLegal() if human else GreedyBot() for human in humans]
+    engine_game = play_game(players, rules, seed=seed, names=names)
+    game = Game(names, rules, seed=seed)
+    ctl = TurnController(game, [SeatSpec(name, None if human else "bot") for name, human in zip(names, humans)],
+                         bots=[None if human else GreedyBot() for human in humans])
+    flow, pace, events = flow_with_events(ctl, handover=handover)
+    opened: dict = {}
+    flow.listen(lambda event: opened.update(ctl.views) if isinstance(event, ChoiceOpened) else None)
+    flow.advance()
+    for _ in range(20_000):
+        if flow.state is TurnState.GAME_OVER:
+            break
+        if flow.state is TurnState.AWAIT_FLIP:
+            flow.press_flip()
+        elif flow.state is TurnState.CHOOSING and isinstance(events[-1], ChoiceAsked):
+            seat = events[-1].seat
+            assert humans[seat] and ctl.views[seat] is opened[seat]
+            flow.submit(seat, FirstLegal().choose(ctl.views[seat]))
+        else:
+            pace.step()
+    assert flow.state is TurnState.GAME_OVER and game.over
+    assert to_record(game) == to_record(engine_game)
+    assert any(isinstance(event, HandOver) for event in events) == (handover and sum(humans) > 1)
 
 
 # --- the remote flow: the server's messages go through the same flow ---------------------------
