@@ -208,7 +208,7 @@ class TableScreen(Screen):
     # What the table shows, as reactive attributes: each watcher redraws only what depends on its
     # attribute, and only when the value changed. `var`: no repaint of the whole screen and no
     # layout pass (the regions have fixed sizes); init=False: nothing is drawn before compose.
-    state = var(TurnState.IDLE, init=False)  # the footer's keys follow it (and chooser, stage)
+    state = var(TurnState.IDLE, init=False)  # flow.state as last told: the footer's keys follow it (and chooser, stage)
     chooser: var[int | None] = var(None, init=False)  # the human seat choosing now
     stage = var(Stage.NONE, init=False)
     main_seat = var(0, init=False)  # the seat in the large grid (pass-and-play: the human choosing)
@@ -227,7 +227,7 @@ class TableScreen(Screen):
         self.earlier = list(earlier)  # a resumed game: its story so far, for the log
         self.picked = None  # (card, origin) being moved
         self.flow = TableFlow(controller, self, speed=options.speed, watch=options.watch, handover=options.handover)
-        self.flow.listen(self.on_flow)
+        self.flow.listen(self.react)
         self._workers: dict = {}  # the bots' worker -> (done, failed), see in_worker
         humans = controller.humans
         self.set_reactive(TableScreen.main_seat, humans[0] if humans else 0)  # compose places it
@@ -591,7 +591,8 @@ class TableScreen(Screen):
         return self.is_attached
 
     # --- what the flow says: the screen shows it ------------------------------------------
-    def on_flow(self, event) -> None:
+    def react(self, event) -> None:
+        """What the flow tells (app/flow.py): the screen shows it, and decides nothing."""
         self.state = self.flow.state
         match event:
             case FlipAwaited(seat):
