@@ -1,6 +1,6 @@
 """The turn controller: the words of a local table around the shared turn (players.table).
 
-It is not a widget. The table screen asks it what to do next; bots are asked (in worker
+It is not a widget. The table's flow (app/flow.py) moves it on; bots are asked (in worker
 threads) through `decide_bots`, humans through the UI with `submit`. The turn itself (views
 built when the choice opened, private choices, the joint move played only when all seats have
 chosen) is the `players.table.Table` the server plays on too, so nobody (human or bot) ever
@@ -8,8 +8,8 @@ sees another seat's choice before the reveal; this class says what happens, in w
 
 Bots play through the same Referee as in the arena (duckcover.players.safety): private views, every
 hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
-did not come with duckcover. The table calls `flip()` for the Captain's flip (so the bots hear
-of a new round) and `close()` when the game is left.
+did not come with duckcover. The flow calls `flip()` for the Captain's flip (so the bots hear
+of a new round); the app calls `close()` when the game is left.
 """
 from __future__ import annotations
 
