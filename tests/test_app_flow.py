@@ -67,15 +67,15 @@ class FakePace:
         raise AssertionError("the flow never came to rest")
 
 
-def flow_with_events(ctl: TurnController, **options) -> tuple[TableFlow, FakePace, list]:
-    """A flow whose screen stand-in closes every scorepad and hand-over as it opens."""
+def flow_with_events(ctl: TurnController, closes_scorepad: bool = True, **options) -> tuple[TableFlow, FakePace, list]:
+    """A flow whose screen stand-in closes every hand-over (and scorepad) as it opens."""
     pace = FakePace()
     flow = TableFlow(ctl, pace, speed=options.pop("speed", "normal"), **options)
     events: list = []
     flow.listen(events.append)
 
     def react(event) -> None:
-        if isinstance(event, RoundOver):
+        if isinstance(event, RoundOver) and closes_scorepad:
             pace.queue.append(flow.after_round_end)
         elif isinstance(event, HandOver):
             pace.queue.append(lambda: flow.handed_over(event.seat, event.number))
@@ -229,51 +229,94 @@ def test_flow_property_any_table_plays_to_game_over_as_the_engine_plays_it(seed,
 
 
 # --- the remote flow: the server's messages go through the same flow ---------------------------
-def remote_flow(my_seat: int | None):
+def remote_flow(my_seat: int | None, closes_scorepad: bool = True):
     server_game = Game(["Ann", "Ben"], Rules(), seed=5)
     mirror = replay(to_record(server_game), unseen=True)
     sent: list = []
     table = RemoteTable(mirror, [SeatSpec("Ann"), SeatSpec("Ben")], my_seat, lambda kind, **f: sent.append((kind, f)))
-    flow, pace, events = flow_with_events(table, watch=my_seat is None)
+    flow, pace, events = flow_with_events(table, watch=my_seat is None, closes_scorepad=closes_scorepad)
     table.attach(flow)
     flow.advance()
-    pace.run()  # the first frame: the table is up
+    pace.run()  # the first frame: the table is up (a watcher's own flip timer does nothing)
     return server_game, table, flow, pace, events, sent
 
 
-def server_turn(game: Game) -> tuple[dict, dict]:
-    """The server plays one turn (every seat its first legal move): its flip and reveal messages."""
+def server_turn(game: Game) -> list[dict]:
+    """The server plays one turn (every seat its first legal move): what it broadcasts."""
     game.flip()
-    flip = {"type": "flip", "codes": list(game.flips)}
-    moves = [None] * game.n
-    if game.phase in CHOOSING:
-        for seat in game.awaiting:
-            moves[seat] = game.view(seat).legal_moves()[0]
+    said = [{"type": "flip", "codes": list(game.flips)}]
+    if game.phase in CHOOSING:  # (a turn that resolved at the flip has no reveal)
+        moves = [game.view(seat).legal_moves()[0] if seat in game.awaiting else None for seat in range(game.n)]
         game.play(moves)
-    return flip, {"type": "reveal", "moves": [p.move_to_json(m) for m in moves], "standins": []}
+        said.append({"type": "reveal", "moves": [p.move_to_json(m) for m in moves], "standins": []})
+    return said
+
+
+def server_messages(game: Game, until_round_end: bool = False) -> list[dict]:
+    """The server plays on to the game's end (or the round's): every flip, reveal and deal."""
+    said: list[dict] = []
+    while not game.over:
+        if game.phase is Phase.ROUND_OVER:
+            if until_round_end:
+                break
+            game.start_round()
+            said.append({"type": "round", "round": to_record(game)["rounds"][-1]})
+        else:
+            said += server_turn(game)
+    return said
+
+
+def turns_of(game: Game) -> list:
+    return [entry["turns"] for entry in to_record(game)["rounds"]]
 
 
 def test_remote_flow_applies_a_reveal_and_the_next_flip_only_after_the_pause():
     server_game, table, flow, pace, events, sent = remote_flow(None)
-    assert flow.state is TurnState.FLIPPING
-    pace.queue.clear()  # a watcher's own flip timer: the server's flip is what counts
-    flip, reveal = server_turn(server_game)
-    while server_game.phase is Phase.FLIP and server_game.turn_number and not server_game.history[-1].moves:
-        flip, reveal = server_turn(server_game)  # (never for seed 5; kept simple otherwise)
-    table.receive(flip)
-    table.receive(reveal)
+    first = server_turn(server_game)
+    assert [m["type"] for m in first] == ["flip", "reveal"]  # seed 5: the first flip is a choice
+    for message in first:
+        table.receive(message)
     assert flow.state is TurnState.PAUSE and table.game.turn_number == 1
-    next_flip, _ = server_turn(server_game)
-    table.receive(next_flip)
-    assert table.game.turn_number == 1 and table.game.phase is Phase.FLIP  # waits in the inbox
-    assert table.inbox and sum(isinstance(e, Flipped) for e in events) == 1
+    for message in server_turn(server_game):  # the next turn comes at once: it waits in the inbox
+        table.receive(message)
+    assert table.game.turn_number == 1 and table.game.phase is Phase.FLIP and table.inbox
+    assert sum(isinstance(e, Flipped) for e in events) == 1
     pace.queue.popleft()()  # the reveal's pause is over
-    assert not table.inbox and sum(isinstance(e, Flipped) for e in events) == 2
-    assert table.game.flips == server_game.flips and not sent
+    assert table.game.turn_number == 2 and not table.inbox and flow.state is TurnState.PAUSE
+    assert turns_of(table.game) == turns_of(server_game) and not sent
+
+
+def test_remote_flow_the_next_deal_waits_until_the_scorepad_is_closed():
+    server_game, table, flow, pace, events, sent = remote_flow(None, closes_scorepad=False)
+    for message in server_messages(server_game, until_round_end=True):
+        table.receive(message)
+    pace.run()  # every pause: the round's last reveal, then the scorepad
+    assert flow.state is TurnState.ROUND_OVER and isinstance(events[-1], RoundOver)
+    server_game.start_round()
+    table.receive({"type": "round", "round": to_record(server_game)["rounds"][-1]})
+    for message in server_turn(server_game):
+        table.receive(message)
+    assert table.game.round_index == 0 and len(table.inbox) == 1 + 2  # the deal and the next turn wait
+    flow.after_round_end()  # the scorepad is closed
+    assert table.game.round_index == 1 and RoundStarted(2) in events and not sent
+    pace.run()
+    assert turns_of(table.game) == turns_of(server_game)
+
+
+def test_remote_flow_a_watcher_sent_a_whole_game_at_once_plays_it_turn_by_turn_to_game_over():
+    server_game, table, flow, pace, events, sent = remote_flow(None)
+    for message in server_messages(server_game):
+        table.receive(message)
+    assert table.game.turn_number == 1 and flow.state is TurnState.PAUSE  # the rest waits its turn
+    pace.run()
+    assert flow.state is TurnState.GAME_OVER and table.game.over and isinstance(events[-1], GameOver)
+    assert turns_of(table.game) == turns_of(server_game) and not table.inbox and not sent
+    assert sum(isinstance(e, TurnRevealed) for e in events) == sum(map(len, turns_of(server_game)))
 
 
 def test_remote_flow_sends_this_seats_flip_and_asks_sync_when_the_mirror_loses_step():
-    server_game, table, flow, pace, events, sent = remote_flow(my_seat=server_game_captain())
+    captain = Game(["Ann", "Ben"], Rules(), seed=5).captain
+    server_game, table, flow, pace, events, sent = remote_flow(my_seat=captain)
     assert flow.state is TurnState.AWAIT_FLIP
     flow.press_flip()
     assert sent == [("flip", {})] and table.game.turn_number == 0  # the server says what was flipped
@@ -281,7 +324,3 @@ def test_remote_flow_sends_this_seats_flip_and_asks_sync_when_the_mirror_loses_s
     assert sent == [("flip", {})]  # once
     table.receive({"type": "flip", "codes": [999]})  # no such card: the mirror cannot follow
     assert sent[-1] == ("sync", {}) and not table.inbox
-
-
-def server_game_captain() -> int:
-    return Game(["Ann", "Ben"], Rules(), seed=5).captain
