@@ -566,9 +566,6 @@ class TableScreen(Screen):
         line = self.ctl.status_line(self.part("#prompt").size.width or 80)
         self.prompt_text = self.base_prompt if line is None else f"{self.base_prompt}\n{line}"
 
-    def set_explain(self, text: str) -> None:
-        self.explain_text = text
-
     # --- the pace the flow keeps ----------------------------------------------------------
     def later(self, callback, delay: float) -> None:
         """Pace the game; at speed instant, no timers at all."""
@@ -600,12 +597,11 @@ class TableScreen(Screen):
                 self.refresh_table()
                 self.set_prompt(t("prompt.flip_named", name=self.seat_name(seat))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
-                self.update_bindings()
             case BotFlips(seat, pause) if pause > 0:  # at speed instant it would flash by, unread
                 self.set_prompt(t("prompt.captain_flips", name=self.seat_name(seat)))
             case Flipped(line, explain):
                 self.log_line(line, bold=True)
-                self.set_explain(explain)
+                self.explain_text = explain
                 if explain:
                     self.log_line(explain)
             case HandOver(seat, number):
@@ -633,7 +629,7 @@ class TableScreen(Screen):
             case RoundStarted(number):
                 self.app.save_game()
                 self.log_line(round_start_words(number), bold=True)
-                self.set_explain("")
+                self.explain_text = ""
                 for panel in self.query(SeatPanel):
                     panel.grid.new_round()
                 self.refresh_table()
