@@ -1,5 +1,6 @@
-"""The table's flow (duckcover.app.flow.TableFlow) without Textual: a fake pace runs its timers
-and bot workers from a queue, and the tests read the events the flow tells its screen."""
+"""The table's flow (duckcover.app.flow.TableFlow) with no app running: a fake pace runs its
+timers and bot workers from a queue, and the tests read the events the flow tells its screen.
+(The flow imports no Textual: pyproject.toml's flow-without-textual contract.)"""
 from __future__ import annotations
 
 from collections import deque
