@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from duckcover.app.controller import TurnController
-from duckcover.app.flow import (BotFlips, ChoiceAsked, ChoiceOpened, Flipped, FlipAwaited, GameOver, GiftsRevealed,
-                                HandOver, RoundOver, RoundStarted, TableFlow, TurnRevealed, TurnState, Waiting)
+from duckcover.app.flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceOpened, Flipped, FlipAwaited, GameOver, GiftsRevealed,
+                                HandOver, Notices, RoundOver, RoundStarted, TableFlow, TurnRevealed, TurnState,
+                                Waiting)
 from duckcover.app.options import SeatSpec
 from duckcover.app.remote import RemoteTable
 from duckcover.engine import CHOOSING, Game, Phase, Rules, RulesError
@@ -179,6 +180,30 @@ def test_flow_pass_and_play_hands_over_before_each_humans_choice():
     assert events[-1] == ChoiceAsked(first.seat)
     flow.submit(first.seat, ctl.views[first.seat].legal_moves()[0])
     assert isinstance(events[-1], HandOver) and events[-1].seat != first.seat
+
+
+def test_flow_a_failing_bots_worker_is_told_after_its_notices_and_an_answer_for_an_old_choice_is_dropped():
+    game = Game(["Ann", "Ben"], Rules(), seed=3)
+    ctl = TurnController(game, [SeatSpec("Ann", "bot"), SeatSpec("Ben", "bot")], bots=[GreedyBot(), GreedyBot()])
+    answers = ctl.decide_bots
+
+    def broken(seats):
+        ctl.load_errors.append("a plugin could not load")
+        raise RuntimeError("the referee itself broke")
+    ctl.decide_bots = broken
+    flow, pace, events = flow_with_events(ctl, speed="instant")
+    flow.advance()
+    pace.run()
+    assert events[-2:] == [Notices(["a plugin could not load"]), BotsFailed()]
+    assert flow.state is TurnState.WAITING and not ctl.load_errors and game.turn_number == 0
+    old = flow.number
+    moves = answers(ctl.bot_seats())
+    flow.number += 1  # as if another choice had opened since
+    flow.bots_answered(old, moves)
+    assert flow.state is TurnState.WAITING and game.turn_number == 0  # nothing of it was taken
+    flow.number -= 1
+    flow.bots_answered(old, moves)
+    assert isinstance(events[-1], TurnRevealed) and game.turn_number == 1
 
 
 class FirstLegal(Bot):

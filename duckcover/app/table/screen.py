@@ -579,10 +579,13 @@ class TableScreen(Screen):
         self._workers[worker] = (done, failed)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        calls = self._workers.get(event.worker)
-        if calls is not None and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            del self._workers[event.worker]
-            calls[0](event.worker.result) if event.state is WorkerState.SUCCESS else calls[1]()
+        if event.worker not in self._workers or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return  # (a hint's worker, or one still running)
+        done, failed = self._workers.pop(event.worker)
+        if event.state is WorkerState.SUCCESS:
+            done(event.worker.result)
+        else:
+            failed()
 
     def live(self) -> bool:
         return self.is_attached
