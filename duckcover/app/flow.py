@@ -13,8 +13,8 @@ and deals into the same flow: `do_flip`, `choice_taken`, `maybe_resolve`, `after
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import StrEnum
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol
 
 from ..engine.game import CHOOSING, Phase
