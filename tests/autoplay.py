@@ -102,7 +102,7 @@ def progress(app) -> tuple:
     if table is None:
         return (id(app.screen),)
     game = table.ctl.game
-    return (id(app.screen), game.round_index, game.turn_number, game.phase, table.token, table.chooser, table.stage)
+    return (id(app.screen), game.round_index, game.turn_number, game.phase, table.flow.number, table.chooser, table.stage)
 
 
 def _described(condition: Callable[[], bool]) -> str:

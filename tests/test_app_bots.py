@@ -111,6 +111,24 @@ async def test_the_app_gives_bots_every_hook_and_a_private_view(tmp_path):
     assert any(game.totals)
 
 
+async def test_a_failing_bots_worker_is_said_in_a_notice_and_the_game_waits(tmp_path, monkeypatch):
+    """The screen runs the flow's bot work in a Textual worker: its failure reaches the player."""
+    from autoplay import settle
+    from duckcover.common.i18n import t
+
+    def broken(self, seats):
+        raise RuntimeError("the referee itself broke")
+    monkeypatch.setattr(TurnController, "decide_bots", broken)
+    app = create_app(watch_options(tmp_path, [SeatSpec("A", "medium"), SeatSpec("B", "medium")]))
+    notices = []
+    original = app.notify
+    app.notify = lambda message, **kw: (notices.append(message), original(message, **kw))[1]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: t("notify.bot_failed") in notices)
+        table = table_of(app)
+        assert table.state == "waiting" and table.ctl.game.turn_number == 0 and not table._workers
+
+
 def test_missing_walls_around_a_bot_process_are_said_once(tmp_path, monkeypatch):
     """An older kernel (a parameter: Landlock ABI 3, no seccomp): one notice names what bots can
     do here, however many bot processes and games follow; a full kernel says nothing."""

@@ -1,6 +1,6 @@
 """The turn controller: the words of a local table around the shared turn (players.table).
 
-It is not a widget. The table screen asks it what to do next; bots are asked (in worker
+It is not a widget. The table's flow (app/flow.py) moves it on; bots are asked (in worker
 threads) through `decide_bots`, humans through the UI with `submit`. The turn itself (views
 built when the choice opened, private choices, the joint move played only when all seats have
 chosen) is the `players.table.Table` the server plays on too, so nobody (human or bot) ever
@@ -8,8 +8,8 @@ sees another seat's choice before the reveal; this class says what happens, in w
 
 Bots play through the same Referee as in the arena (duckcover.players.safety): private views, every
 hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
-did not come with duckcover. The table calls `flip()` for the Captain's flip (so the bots hear
-of a new round) and `close()` when the game is left.
+did not come with duckcover. The flow calls `flip()` for the Captain's flip (so the bots hear
+of a new round); the app calls `close()` when the game is left.
 """
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ _walls_told = False  # the missing walls are said once per run (TurnController._
 
 
 class TurnController:
-    """A table the screen plays at. This is the whole surface `TableScreen` uses, so a table
-    that lives elsewhere (on a server) implements the same:
+    """A table the flow (app/flow.py) and the screen play at. This is the whole surface they
+    use, so a table that lives elsewhere (on a server) implements the same:
 
     - `game`: the state shown (read only: names, n, captain, phase, grid(seat), totals,
       rules, pile, discard, draw_size, turn_number, round_index, history, last_turn,
@@ -61,8 +61,9 @@ class TurnController:
     - words: `call_text()`, `flip_label()`, `explain_flip(turns_before)`,
       `quack_prompt(seat)`, `turn_lines(turn)`; and `record()` for saving;
     - where a table elsewhere decides (app/remote.RemoteTable answers differently; the
-      screen never asks which kind it has): `attach(screen)`, `moved_on()`, `flip_here(state)`,
-      `round_may_start()`, `joined_lines()`, `status_line()`, `rating(seat)`, `settings_here`.
+      flow and the screen never ask which kind it has): `attach(flow)`, `moved_on()`,
+      `flip_here(state)`, `round_may_start()`, `joined_lines()`, `status_line(width)`,
+      `rating(seat)`, `settings_here`.
     """
 
     settings_here = True  # the settings file is this player's to change
@@ -308,15 +309,15 @@ class TurnController:
         return [fallback_words(self.game.names[seat]) for seat in seats]
 
     # --- where a table elsewhere decides: here, at once --------------------------------------
-    def attach(self, screen) -> None:
-        """The screen that shows this table is mounted (a local table needs nothing of it)."""
+    def attach(self, flow) -> None:
+        """The flow that moves this table on has started (a local table needs nothing of it)."""
 
     def flip_here(self, state) -> bool:
-        """Whether the Captain's flip, asked for in the screen's `state`, is played now."""
+        """Whether the Captain's flip, asked for in the flow's `state`, is played now."""
         return True
 
     def moved_on(self) -> None:
-        """The screen has taken its next step (after a pause, a scorepad, its first frame)."""
+        """The flow has taken its next step (after a pause, a scorepad, the first frame)."""
 
     def round_may_start(self) -> bool:
         """Whether the next round may be dealt as the scorepad closes."""
@@ -326,8 +327,8 @@ class TurnController:
         """Lines for the log after its opening line (a guest back mid-turn hears what was chosen for her)."""
         return []
 
-    def status_line(self) -> str | None:
-        """A line under the prompt (who has chosen, the time left), or None for no line at all."""
+    def status_line(self, width: int) -> str | None:
+        """A line under the prompt, at most `width` (who has chosen, the time left), or None for no line at all."""
         return None
 
     def rating(self, seat: int) -> str | None:

@@ -35,8 +35,9 @@ from ..net import protocol as p
 from ..players.difficulty import DIFFICULTIES as BOTS
 from .app import DuckCoverApp
 from .controller import Reveal, TurnController
+from .flow import Said, StatusChanged, TableFlow, TurnState
 from .options import SPEEDS, AppOptions, SeatSpec
-from .table.screen import TableScreen, TurnState
+from .table.screen import TableScreen
 from .telling import move_words, stand_in_words
 from .textual_compat import report_refreshes
 from .widgets.footer import KeyFooter
@@ -53,10 +54,10 @@ class RemoteTable(TurnController):
     The answers differ where the server decides: only this terminal's seat is "human here", no
     bot runs in this process, a submitted move and this seat's flip go to the server, and the
     flip, the reveal and the next deal are the server's. Its messages wait in an inbox until
-    the screen is ready for them (a reveal stays on screen for its pause, the next deal waits
-    until the scorepad is closed), then go through the screen's own flow: `do_flip`,
-    `maybe_resolve`, `after_round_end`. It also keeps the server's status (who has chosen, the
-    countdown) for the line under the prompt, and the seats' ratings."""
+    the flow is ready for them (a reveal stays on screen for its pause, the next deal waits
+    until the scorepad is closed), then go through the table's own flow (app/flow.py):
+    `do_flip`, `maybe_resolve`, `after_round_end`. It also keeps the server's status (who has
+    chosen, the countdown) for the line under the prompt, and the seats' ratings."""
 
     settings_here = False  # the settings file is the host's, not a guest's to change
     paced_by_server = True
@@ -72,7 +73,7 @@ class RemoteTable(TurnController):
         self.next_flip: list[int] | None = None
         self.revealed: list | None = None
         self.next_round: dict | None = None
-        self.screen: TableScreen | None = None
+        self.flow: TableFlow | None = None
         self.inbox: deque = deque()
         self.early: list[dict] = []  # messages that came before the screen was up
         self.up = False
@@ -127,12 +128,12 @@ class RemoteTable(TurnController):
         _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]), unseen=True)
 
     # --- what the screen asks where the server decides --------------------------------
-    def attach(self, screen: TableScreen) -> None:
-        self.screen = screen
+    def attach(self, flow: TableFlow) -> None:
+        self.flow = flow
         # The countdown's clock runs only while there is a countdown: at a table without a time
         # limit a guest's process sleeps between messages.
-        self.clock = screen.set_interval(1.0, self.tick, pause=True)
-        screen.call_after_refresh(self.now_up)
+        self.clock = flow.pace.set_interval(1.0, self.tick, pause=True)
+        flow.pace.call_after_refresh(self.now_up)
 
     def flip_here(self, state: TurnState) -> bool:
         if self.next_flip is not None:  # the server's flip, applied now
@@ -179,30 +180,31 @@ class RemoteTable(TurnController):
             self.status = message
             seconds = message.get("seconds")
             self.deadline = None if seconds is None else time.monotonic() + seconds
-            if self.deadline is None:
-                self.clock.pause()
-            else:
-                self.clock.resume()
-            self.screen.show_prompt()
+            if self.clock is not None:
+                if self.deadline is None:
+                    self.clock.pause()
+                else:
+                    self.clock.resume()
+            self.flow.tell(StatusChanged())
         elif kind == "note":
             name = shown(message.get("name"), NAME_MAX)
             key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected",
                    "code": "net.return_code", "seed": "net.fixed_deal"}.get(message.get("key"))
             if key:
-                self.screen.log_line(t(key, name=name, login=shown(message.get("login"), NAME_MAX + 8),
-                                       seed=shown(message.get("seed"), 24)))
+                self.flow.tell(Said(t(key, name=name, login=shown(message.get("login"), NAME_MAX + 8),
+                                      seed=shown(message.get("seed"), 24))))
         elif kind in self.MIRROR_EVENTS:
             self.inbox.append(message)
             self.pump()
 
     def ready_for(self, message: dict) -> bool:
-        state = self.screen.state
+        state = self.flow.state
         if message["type"] == "round":
             return state is TurnState.ROUND_OVER and self.scorepad_done
         return state not in self.BUSY
 
     def pump(self) -> None:
-        while self.inbox and self.up and self.screen.is_attached and self.ready_for(self.inbox[0]):
+        while self.inbox and self.up and self.flow.pace.live() and self.ready_for(self.inbox[0]):
             message = self.inbox.popleft()
             try:
                 self.apply(message)
@@ -212,11 +214,11 @@ class RemoteTable(TurnController):
                 return
 
     def apply(self, message: dict) -> None:
-        kind, screen = message["type"], self.screen
+        kind, flow = message["type"], self.flow
         if kind == "flip":
             self.next_flip = message["codes"]
             try:
-                screen.do_flip()
+                flow.do_flip()
             finally:
                 self.next_flip = None
                 self.flip_sent = False
@@ -230,16 +232,16 @@ class RemoteTable(TurnController):
             # blank in the reveal's own frame, and the server's status that follows the reveal
             # changes nothing on screen (it had cost a second frame a reveal).
             self.status = {**self.status, "chosen": [], "thinking": []}
-            screen.choice_taken()  # still choosing here: the time ran out
-            screen.maybe_resolve()
-            screen.show_prompt()
+            flow.choice_taken()  # still choosing here: the time ran out
+            flow.maybe_resolve()
+            flow.tell(StatusChanged())
         elif kind == "round":
             self.next_round = message["round"]
             self.scorepad_done = False
-            screen.after_round_end()
+            flow.after_round_end()
 
     # --- who has chosen, the countdown ------------------------------------------------
-    def status_line(self) -> str:
+    def status_line(self, width: int) -> str:
         """Who is thinking, the time left, who is away, who has chosen, as much as fits. The
         line is always there (blank if nothing to say) and never wraps, so the prompt keeps
         its height and an update repaints that line only."""
@@ -253,7 +255,6 @@ class RemoteTable(TurnController):
                 parts.append(t(key, seconds=max(0, round(self.deadline - time.monotonic()))))
             elif seats:
                 parts.append(t(key, names=", ".join(names[s] for s in seats if s < len(names))))
-        width = self.screen.part("#prompt").size.width or 80
         line = ""
         for part in parts:
             longer = f"{line} | {part}" if line else part
@@ -264,7 +265,7 @@ class RemoteTable(TurnController):
 
     def tick(self) -> None:
         if self.deadline is not None:
-            self.screen.show_prompt()
+            self.flow.tell(StatusChanged())
 
 
 # --- the lobby ---------------------------------------------------------------------------

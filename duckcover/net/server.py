@@ -24,7 +24,7 @@ from ..engine.errors import DuckError, Refusal
 from ..engine.game import CHOOSING, Game, Phase, new_seed
 from ..engine.moves import Move
 from ..players import difficulty
-from ..players.table import BY_TIME, NOT_LEGAL, Chosen, Event, Flipped, Revealed
+from ..players.table import BY_TIME, NOT_LEGAL, NOTHING_TO_CHOOSE, Chosen, Event, Flipped, Revealed
 from ..players.table import Table as Turns
 from ..saves.record import (RecordError, add_turn_seats, dumps, read_rules, read_turn_seats, reason_of, replay,
                       to_record)
@@ -53,9 +53,6 @@ class Identity(NamedTuple):
 
     user: str
     key: str | None = None
-
-    def to_json(self) -> list:
-        return [self.user, self.key]
 
 
 def login_identity(user: str, key: str | None) -> Identity:
@@ -250,7 +247,7 @@ class Table:
         return data
 
     def status(self) -> dict:
-        waiting = [s for s in self.views if s not in self.chosen]
+        waiting = self.turns.waiting() if self.turns else []
         left = None if self.deadline is None else max(0, round(self.deadline - time.monotonic()))
         return {"chosen": sorted(self.chosen), "thinking": sorted(waiting), "seconds": left,
                 "players": self.seats_json()}
@@ -334,6 +331,12 @@ class Table:
         self.cancel_timer()
         self.timer = asyncio.get_running_loop().call_later(delay, callback)
 
+    def close(self) -> None:
+        """The table ends here (abandoned, or the server stops): no timer, no bot left running."""
+        self.cancel_timer()
+        for referee in self.referees:
+            referee.close()
+
     def cancel_timer(self) -> None:
         if self.timer is not None:
             self.timer.cancel()
@@ -369,8 +372,8 @@ class Table:
         self.turns.open_choice()
         humans = [s for s in self.views if not self.bot_plays(s)]
         if humans and self.server.turn_seconds:
+            self.later(self.server.turn_seconds, self.time_up)
             self.deadline = time.monotonic() + self.server.turn_seconds
-            self.timer = asyncio.get_running_loop().call_later(self.server.turn_seconds, self.time_up)
         for seat in humans:
             if self.seats[seat].left_at is not None:
                 self.wake_after_grace(seat)
@@ -385,7 +388,7 @@ class Table:
     def choose(self, seat: int, move: Move | None) -> str | None:
         """A player's choice; the reason it is refused, or None. The last one resolves the turn
         (on_turn_event)."""
-        refused = self.turns.choose(seat, move) if self.turns else "nothing"
+        refused = self.turns.choose(seat, move) if self.turns else NOTHING_TO_CHOOSE
         if refused is None:
             return None
         if refused == NOT_LEGAL:
@@ -445,7 +448,7 @@ class Table:
             elif self.views:
                 self.turns.ask_bots()
         else:
-            self.broadcast("status", **self.status())
+            self.send_status()
 
     def unique_name(self, user: str) -> str:
         base = shown(user, NAME_MAX) or "guest"
@@ -551,16 +554,14 @@ class TableServer:
         (a record whose last round stops before its end), its table files go."""
         from datetime import datetime, timezone
 
-        from ..saves.storage import atomic_write
+        from ..saves.storage import STAMP, atomic_write
 
-        table.cancel_timer()
-        for referee in table.referees:
-            referee.close()
+        table.close()
         for watcher in list(table.watchers):
             watcher.send("bye", **refusal_fields(Refusal("table-abandoned", "this table was abandoned")))
             watcher.writer.close()
         if table.game is not None and not table.game.over:
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+            stamp = datetime.now(timezone.utc).strftime(STAMP)
             try:
                 atomic_write(self.root / "abandoned" / f"{stamp}-{table.id}.json",
                              dumps(self.record_of(table)), durable=True)
@@ -580,9 +581,7 @@ class TableServer:
             client.send("bye", **refusal_fields(Refusal("server-stopping", "the server is stopping")))
             client.writer.close()
         for table in self.tables.values():
-            table.cancel_timer()
-            for referee in table.referees:
-                referee.close()
+            table.close()
         for task in list(self.tasks):
             task.cancel()
 
@@ -666,6 +665,8 @@ class TableServer:
         kind = message["type"]
         table = client.table
         try:
+            if kind in ("create", "join", "watch") and table is not None:
+                raise ValueError(Refusal("leave-table-first", "leave your table first"))
             if kind == "lobby":
                 client.send("lobby", tables=self.lobby())
             elif kind == "create":
@@ -682,15 +683,13 @@ class TableServer:
             elif kind == "sync":
                 if table is not None:
                     client.send("seated", **table.snapshot(client.seat))
+            elif kind in ("flip", "choose") and (table is None or client.seat is None or table.game is None):
+                raise ValueError(Refusal("no-seat", "you have no seat"))
             elif kind == "flip":
-                if table is None or client.seat is None or table.game is None:
-                    raise ValueError(Refusal("no-seat", "you have no seat"))
                 if table.game.phase is not Phase.FLIP or table.game.captain != client.seat:
                     raise ValueError(Refusal("only-captain-flips", "only the Captain flips, once a turn"))
                 table.flip()
             elif kind == "choose":
-                if table is None or client.seat is None or table.game is None:
-                    raise ValueError(Refusal("no-seat", "you have no seat"))
                 move = p.move_from_json(message.get("move"), client.seat, table.game.n)
                 problem = table.choose(client.seat, move)
                 if problem:
@@ -706,8 +705,6 @@ class TableServer:
                 if table.state() != "over" or table.everyone()]
 
     def create(self, client: Client, message: dict) -> None:
-        if client.table is not None:
-            raise ValueError(Refusal("leave-table-first", "leave your table first"))
         if len([t for t in self.tables.values() if t.state() != "over"]) >= MAX_TABLES:
             raise ValueError(Refusal("server-tables-full", "the server has as many tables as it takes"))
         user = client.identity.user
@@ -759,8 +756,6 @@ class TableServer:
 
     def join(self, client: Client, message: dict) -> None:
         table = self.tables.get(message.get("table"))
-        if client.table is not None:
-            raise ValueError(Refusal("leave-table-first", "leave your table first"))
         if table is None:
             raise ValueError(Refusal("no-such-table", "no such table"))
         if table.state() == "over":
@@ -779,8 +774,6 @@ class TableServer:
 
     def watch(self, client: Client, message: dict) -> None:
         table = self.tables.get(message.get("table"))
-        if client.table is not None:
-            raise ValueError(Refusal("leave-table-first", "leave your table first"))
         if table is None:
             raise ValueError(Refusal("no-such-table", "no such table"))
         table.watchers.add(client)
@@ -820,32 +813,25 @@ class TableServer:
         self.save_meta(table)
 
     def save_meta(self, table: Table) -> None:
-        try:
-            self.write_meta(table)
-        except OSError as err:
-            self.problem(f"table {table.id}: cannot save: {err}")
-
-    def write_meta(self, table: Table) -> None:
         from ..saves.storage import atomic_write
 
         meta = {"id": table.id, "name": table.name, "seed": table.seed, "fixed": table.fixed,
                 "rules": table.rules.to_json(), "rated": table.rated,
                 "seats": [{"kind": s.kind, "bot": s.bot, "name": s.name,
-                           "owner": s.owner.to_json() if s.owner else None} for s in table.seats]}
-        atomic_write(self.tables_dir / f"{table.id}.table.json", json.dumps(meta))
+                           "owner": list(s.owner) if s.owner else None} for s in table.seats]}
+        try:
+            atomic_write(self.tables_dir / f"{table.id}.table.json", json.dumps(meta))
+        except OSError as err:
+            self.problem(f"table {table.id}: cannot save: {err}")
 
     def finished(self, table: Table) -> None:
         """A finished game joins the host's finished games and statistics; its table files go."""
-        from datetime import datetime, timezone
-
         from ..saves import stats
-        from ..saves.storage import FINISHED, atomic_write, games_dir
+        from ..saves.storage import save_finished
 
         record = self.record_of(table)
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         try:
-            # Not storage.save_finished: that also drops the host's own unfinished local game.
-            atomic_write(games_dir(self.data_dir) / FINISHED / f"{stamp}.json", dumps(record), durable=True)
+            save_finished(record, self.data_dir)  # (the host's own unfinished local game stays)
             for path in (self.tables_dir / f"{table.id}.json", self.tables_dir / f"{table.id}.table.json"):
                 path.unlink(missing_ok=True)
         except OSError as err:

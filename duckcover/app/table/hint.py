@@ -38,7 +38,7 @@ def analyse(view: PlayerView, game_seed: int) -> list[tuple[Move, float]]:
 
 def request(table) -> None:
     """Ask the expert in a worker thread; the answer goes to the log, a notice and the cursor."""
-    seat, token = table.chooser, table.token
+    seat, token = table.chooser, table.flow.number
     view, seed, app = table.ctl.views[seat], table.ctl.game.seed, table.app
     asked = table.__dict__.setdefault("hints_asked", {})  # (seat, token) -> ranking, None while thinking
     key = (seat, token)
@@ -48,7 +48,7 @@ def request(table) -> None:
         return
     asked.clear()
     asked[key] = None
-    if not table.pass_and_play():  # who asked for a hint is nobody else's business either
+    if not table.flow.pass_and_play():  # who asked for a hint is nobody else's business either
         table.log_line(t("hint.thinking"))
 
     def work() -> None:
@@ -65,10 +65,10 @@ def request(table) -> None:
 
 
 def show(table, seat: int, token: int, view: PlayerView, ranking: list[tuple[Move, float]]) -> None:
-    if not table.is_attached or table.chooser != seat or table.token != token:
+    if not table.is_attached or table.chooser != seat or table.flow.number != token:
         return  # the choice is over: the advice no longer applies
     text = describe(view, ranking)
-    if not table.pass_and_play():  # the log stays on screen for the next human: a notice only
+    if not table.flow.pass_and_play():  # the log stays on screen for the next human: a notice only
         table.log_line(text)
     table.app.notify(text, title=t("hint.title"), timeout=8)
     if ranking:

@@ -28,8 +28,11 @@ from ...common.untrusted import NAME_MAX, shown, textual_escaped
 from ...engine.errors import IllegalMoveError
 from ...engine.game import CHOOSING, Phase
 from ...engine.moves import Move
-from ..controller import Reveal, TurnController
-from ..options import FLIP_PAUSE, REVEAL_PAUSE, AppOptions
+from ..controller import TurnController
+from ..flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceTaken, Flipped, FlipAwaited, GameOver, GiftsRevealed,
+                    HandOver, Notices, RoundOver, RoundStarted, Said, StatusChanged, TableFlow, TurnRevealed,
+                    TurnState, Waiting)
+from ..options import AppOptions
 from ..telling import round_end_words, round_scores_words, round_start_words
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, GridWidget, KeyBar, StaticLines, TableLog, TextStatic
@@ -44,36 +47,6 @@ SIDE_WIDTH = 28  # the side column at full size (duckcover.tcss)
 def discard_count(count: int, limit: int) -> str:
     """'3 discarded - 5 more end the round', each count said in the singular or plural."""
     return t("table.discard_count", discarded=tn("table.discarded", count), more=tn("table.more", max(0, limit - count)))
-
-
-class TurnState(StrEnum):
-    """Where the table is in a turn. The flow: flip -> choices -> reveal -> (round end) -> flip."""
-
-    IDLE = "idle"  # between turns: `advance` decides what comes next
-    AWAIT_FLIP = "await-flip"  # a human Captain is to flip
-    FLIPPING = "flipping"  # a bot Captain flips after a pause
-    CHOOSING = "choosing"  # choices are open; a human at the keyboard may be choosing
-    HANDOVER = "handover"  # pass-and-play: the table is hidden until the next human is ready
-    WAITING = "waiting"  # every human here has chosen; bots may still be thinking
-    RESOLVING = "resolving"  # the joint move is being played
-    PAUSE = "pause"  # the reveal stays on screen for a moment
-    ROUND_OVER = "round-over"  # the scorepad is up
-    GAME_OVER = "game-over"  # the game-over screen is up
-
-
-S = TurnState
-TRANSITIONS: dict[TurnState, frozenset[TurnState]] = {
-    S.IDLE: frozenset({S.AWAIT_FLIP, S.FLIPPING, S.CHOOSING, S.ROUND_OVER}),
-    S.AWAIT_FLIP: frozenset({S.CHOOSING, S.PAUSE}),
-    S.FLIPPING: frozenset({S.CHOOSING, S.PAUSE}),
-    S.CHOOSING: frozenset({S.CHOOSING, S.HANDOVER, S.WAITING}),
-    S.HANDOVER: frozenset({S.CHOOSING}),
-    S.WAITING: frozenset({S.RESOLVING}),
-    S.RESOLVING: frozenset({S.CHOOSING, S.PAUSE}),
-    S.PAUSE: frozenset({S.IDLE}),
-    S.ROUND_OVER: frozenset({S.IDLE, S.GAME_OVER}),
-    S.GAME_OVER: frozenset(),
-}
 
 
 class Stage(StrEnum):
@@ -218,7 +191,8 @@ class Heaps(Widget):
 
 
 class TableScreen(Screen):
-    """One game at the table, driven through a `TurnController`; its states are `TurnState`."""
+    """One game at the table (a `TurnController`): its `TableFlow` moves the game on, the screen
+    shows what the flow tells it and hands it the player's flip and moves."""
 
     AUTO_FOCUS = "#own-grid"
     # Descriptions are UI text keys: the footer translates them as it draws.
@@ -234,7 +208,7 @@ class TableScreen(Screen):
     # What the table shows, as reactive attributes: each watcher redraws only what depends on its
     # attribute, and only when the value changed. `var`: no repaint of the whole screen and no
     # layout pass (the regions have fixed sizes); init=False: nothing is drawn before compose.
-    state = var(TurnState.IDLE, init=False)  # the footer's keys follow it (and chooser, stage)
+    state = var(TurnState.IDLE, init=False)  # flow.state as last told: the footer's keys follow it (and chooser, stage)
     chooser: var[int | None] = var(None, init=False)  # the human seat choosing now
     stage = var(Stage.NONE, init=False)
     main_seat = var(0, init=False)  # the seat in the large grid (pass-and-play: the human choosing)
@@ -252,7 +226,9 @@ class TableScreen(Screen):
         self.options = options
         self.earlier = list(earlier)  # a resumed game: its story so far, for the log
         self.picked = None  # (card, origin) being moved
-        self.token = 0  # bumps per choice, so a stale worker's answer is ignored
+        self.flow = TableFlow(controller, self, speed=options.speed, watch=options.watch, handover=options.handover)
+        self.flow.listen(self.react)
+        self._workers: dict = {}  # the bots' worker -> (done, failed), see in_worker
         humans = controller.humans
         self.set_reactive(TableScreen.main_seat, humans[0] if humans else 0)  # compose places it
         self.base_prompt = ""  # what set_prompt asked
@@ -261,13 +237,6 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
-        self.flip_ahead = False  # Space typed while the reveal was still on the table
-
-    def go(self, state: TurnState) -> None:
-        """Move to `state`; every allowed step is in TRANSITIONS."""
-        if state not in TRANSITIONS[self.state]:
-            raise RuntimeError(f"table: no transition from {self.state.value} to {state.value}")
-        self.state = state
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -316,7 +285,7 @@ class TableScreen(Screen):
         grids = [panel.grid for panel in self.query(".opponent").results(SeatPanel)]
         for grid in grids:
             grid.alike = grids
-        self.ctl.attach(self)
+        self.ctl.attach(self.flow)
         self.begin()  # the first frame is already interactive
 
     def begin(self) -> None:
@@ -331,7 +300,7 @@ class TableScreen(Screen):
         for line in self.ctl.joined_lines():
             self.log_line(line, bold=True)
         self.refresh_table()
-        self.advance()
+        self.flow.advance()
 
     def on_resize(self) -> None:
         self.apply_size()
@@ -594,13 +563,10 @@ class TableScreen(Screen):
     def show_prompt(self) -> None:
         """The prompt, and the table's status line under it if it has one (a remote table: who
         has chosen, the time left; the line is always there, so the prompt keeps its height)."""
-        line = self.ctl.status_line()
+        line = self.ctl.status_line(self.part("#prompt").size.width or 80)
         self.prompt_text = self.base_prompt if line is None else f"{self.base_prompt}\n{line}"
 
-    def set_explain(self, text: str) -> None:
-        self.explain_text = text
-
-    # --- the flow -----------------------------------------------------------------------
+    # --- the pace the flow keeps ----------------------------------------------------------
     def later(self, callback, delay: float) -> None:
         """Pace the game; at speed instant, no timers at all."""
         if delay <= 0 and self.ctl.paced_by_server:
@@ -610,39 +576,84 @@ class TableScreen(Screen):
         else:
             self.set_timer(delay, callback)
 
-    def advance(self) -> None:
-        self.next_step()
-        self.ctl.moved_on()
+    def in_worker(self, work, done, failed) -> None:
+        worker = self.run_worker(work, group="bots", thread=True, exit_on_error=False)
+        self._workers[worker] = (done, failed)
 
-    def next_step(self) -> None:
-        game = self.ctl.game
-        if self.state in (TurnState.ROUND_OVER, TurnState.GAME_OVER):
-            return
-        if game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            self.show_round_end()
-            return
-        if game.phase is Phase.FLIP:
-            if self.ctl.is_human(game.captain) and not self.options.watch:
-                self.go(TurnState.AWAIT_FLIP)
-                self.main_seat = game.captain
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker not in self._workers or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return  # (a hint's worker, or one still running)
+        done, failed = self._workers.pop(event.worker)
+        if event.state is WorkerState.SUCCESS:
+            done(event.worker.result)
+        else:
+            failed()
+
+    def live(self) -> bool:
+        return self.is_attached
+
+    # --- what the flow says: the screen shows it ------------------------------------------
+    def react(self, event) -> None:
+        """What the flow tells (app/flow.py): the screen shows it, and decides nothing."""
+        self.state = self.flow.state
+        match event:
+            case FlipAwaited(seat):
+                self.main_seat = seat
                 self.refresh_table()
-                self.set_prompt(t("prompt.flip_named", name=self.seat_name(game.captain))
+                self.set_prompt(t("prompt.flip_named", name=self.seat_name(seat))
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
-                self.update_bindings()
-                if self.flip_ahead:  # typed during the reveal: it counts now
-                    self.flip_ahead = False
-                    self.do_flip()
-            else:
-                self.go(TurnState.FLIPPING)
-                if FLIP_PAUSE[self.options.speed] > 0:  # at speed instant it would flash by, unread
-                    self.set_prompt(t("prompt.captain_flips", name=self.seat_name(game.captain)))
-                self.later(self.do_flip, FLIP_PAUSE[self.options.speed])
-            return
-        self.start_choice()
+            case BotFlips(seat, pause) if pause > 0:  # at speed instant it would flash by, unread
+                self.set_prompt(t("prompt.captain_flips", name=self.seat_name(seat)))
+            case Flipped(line, explain):
+                self.log_line(line, bold=True)
+                self.explain_text = explain
+                if explain:
+                    self.log_line(explain)
+            case HandOver(seat, number):
+                self.hand_over(seat, number)
+            case ChoiceAsked(seat):
+                self.begin_human(seat)
+            case Waiting():
+                self.chooser, self.stage = None, Stage.NONE
+                quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
+                self.set_prompt(quack or self.ctl.waiting_prompt())
+                self.refresh_table()
+            case ChoiceTaken():
+                self.chooser, self.stage = None, Stage.NONE
+            case GiftsRevealed(lines):
+                for line in lines:
+                    self.log_line(line)
+            case TurnRevealed(lines):
+                for line in lines:
+                    self.log_line("  " + line)
+                self.chooser = None
+                self.app.save_game()
+                self.refresh_table()
+            case RoundOver():
+                self.show_round_end()
+            case RoundStarted(number):
+                self.app.save_game()
+                self.log_line(round_start_words(number), bold=True)
+                self.explain_text = ""
+                for panel in self.query(SeatPanel):
+                    panel.grid.new_round()
+                self.refresh_table()
+            case GameOver():
+                from ..screens.core import GameOverScreen
+
+                self.app.push_screen(GameOverScreen(self.ctl))
+            case Notices(lines):
+                for line in lines:
+                    self.app.notify(textual_escaped(line), severity="error")  # names a plugin
+            case BotsFailed():
+                self.app.notify(t("notify.bot_failed"), severity="error")
+            case Said(line):
+                self.log_line(line)
+            case StatusChanged():
+                self.show_prompt()
 
     def action_flip(self) -> None:
-        if self.state is TurnState.AWAIT_FLIP:
-            self.do_flip()
+        self.flow.press_flip()
 
     # Keys typed while the table moves on by itself (a reveal on screen, a bot's flip, bots
     # still choosing): a flip for the next turn is kept and played as soon as it is asked for;
@@ -654,10 +665,10 @@ class TableScreen(Screen):
     def on_key(self, event) -> None:
         if self.state not in self.WAIT_STATES or self.options.watch or not self.ctl.humans:
             return
-        if event.key in self.FLIP_KEYS and self.my_flip_is_next():
+        if event.key in self.FLIP_KEYS and self.flow.flip_is_next_here():
             event.stop()
             event.prevent_default()
-            self.flip_ahead = True
+            self.flow.flip_ahead = True
             self.set_prompt(t("prompt.flip_ahead"))
         elif event.key in self.CHOICE_KEYS or event.key in self.FLIP_KEYS or event.character in JUMP_KEYS:
             event.stop()
@@ -665,107 +676,10 @@ class TableScreen(Screen):
             self.app.bell()
             self.set_prompt(t("prompt.wait_keys"))
 
-    def my_flip_is_next(self) -> bool:
-        """Whether the next thing asked at this keyboard is a human Captain's flip."""
-        game = self.ctl.game
-        if self.state is TurnState.FLIPPING or game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            return False
-        return self.ctl.is_human(game.captain)
-
-    def do_flip(self) -> None:
-        game = self.ctl.game
-        if game.phase is not Phase.FLIP or not self.is_attached or not self.ctl.flip_here(self.state):
-            return  # (a remote table sends a flip of this keyboard's, and plays it when the server says)
-        before = game.turn_number
-        self.ctl.flip()
-        self.log_line(self.ctl.flip_line(before), bold=True)
-        explain = self.ctl.explain_flip(before)
-        if game.phase not in CHOOSING and game.last_turn is not None and game.last_turn.call.kind == "dead":
-            explain = None  # the turn's own line says what a dead Repeat does: once is enough
-        self.set_explain(explain or "")
-        if explain:
-            self.log_line(explain)
-        if game.phase in CHOOSING:
-            self.start_choice()
-        else:  # nobody could play: the turn resolved at the flip
-            self.finish_turn(Reveal(self.ctl.turn_lines(game.last_turn), game.last_turn))
-
-    def start_choice(self) -> None:
-        ctl = self.ctl
-        ctl.open_choice()
-        self.token += 1
-        self.go(TurnState.CHOOSING)
-        bots = ctl.bot_seats()
-        if bots:
-            self.run_worker(lambda: ctl.decide_bots(bots), name=f"bots-{self.token}", group="bots",
-                            thread=True, exit_on_error=False)
-        self.next_human()
-
-    def next_human(self) -> None:
-        pending = self.ctl.humans_to_ask() if not self.options.watch else []
-        if pending:
-            if self.pass_and_play():
-                self.hand_over(pending[0])
-            else:
-                self.begin_human(pending[0])
-            return
-        self.chooser = None
-        self.stage = Stage.NONE
-        quack = None if self.options.watch else self.ctl.quack_prompt(self.main_seat)
-        self.set_prompt(quack or self.ctl.waiting_prompt())
-        self.go(TurnState.WAITING)
-        self.refresh_table()
-        self.maybe_resolve()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.group != "bots" or worker.name != f"bots-{self.token}":
-            return
-        while self.ctl.load_errors:
-            self.app.notify(textual_escaped(self.ctl.load_errors.pop(0)), severity="error")  # names a plugin
-        if event.state is WorkerState.SUCCESS:
-            self.ctl.take_bot_moves(worker.result)
-            self.maybe_resolve()
-        elif event.state is WorkerState.ERROR:
-            self.app.notify(t("notify.bot_failed"), severity="error")
-
-    def maybe_resolve(self) -> None:
-        if self.state is TurnState.WAITING and self.ctl.ready():
-            self.go(TurnState.RESOLVING)
-            reveal = self.ctl.resolve()
-            if reveal.turn is None:  # low blows: the gifts are out, now everyone places
-                for line in reveal.lines:
-                    self.log_line(line)
-                self.start_choice()
-                return
-            self.finish_turn(reveal)
-
-    def finish_turn(self, reveal: Reveal) -> None:
-        for line in reveal.lines:
-            self.log_line("  " + line)
-        self.chooser = None
-        self.go(TurnState.PAUSE)
-        self.app.save_game()
-        self.refresh_table()
-        self.later(self.after_pause, REVEAL_PAUSE[self.options.speed])
-
-    def choice_taken(self) -> None:
-        """The choice being asked here was made elsewhere (on a server, the time ran out)."""
-        if self.state is TurnState.CHOOSING:
-            self.chooser, self.stage = None, Stage.NONE
-            self.go(TurnState.WAITING)
-
-    def after_pause(self) -> None:
-        if self.state is TurnState.PAUSE and self.is_attached:
-            self.go(TurnState.IDLE)
-            self.advance()
-
     def show_round_end(self) -> None:
         from ..screens.core import RoundEndScreen
 
         game = self.ctl.game
-        self.go(TurnState.ROUND_OVER)
-        self.flip_ahead = False  # the scorepad comes first: a flip typed before it is not carried over
         self.set_prompt("")
         self.refresh_table()
         outcome = game.results[-1]
@@ -775,52 +689,22 @@ class TableScreen(Screen):
         self.log_line(round_scores_words(len(game.results), game.names, outcome.scores))
         # After the refresh, so the table behind the scorepad shows the round's last line.
         self.call_after_refresh(self.app.push_screen, RoundEndScreen(self.ctl, auto=self.options.watch),
-                                self.after_round_end)
-
-    def after_round_end(self, _result=None) -> None:
-        game = self.ctl.game
-        if not game.over and not self.ctl.round_may_start():
-            return  # a remote table: the next deal comes from the server, and it calls again
-        if game.over:
-            from ..screens.core import GameOverScreen
-
-            self.go(TurnState.GAME_OVER)
-            self.app.push_screen(GameOverScreen(self.ctl))
-            return
-        self.ctl.start_round()
-        self.app.save_game()
-        self.go(TurnState.IDLE)
-        self.log_line(round_start_words(game.round_index + 1), bold=True)
-        self.set_explain("")
-        for panel in self.query(SeatPanel):
-            panel.grid.new_round()
-        self.refresh_table()
-        self.advance()
+                                self.flow.after_round_end)
 
     # --- a human's choice ---------------------------------------------------------------
-    def pass_and_play(self) -> bool:
-        """Several humans at one keyboard, who want their choices kept from each other."""
-        return self.options.handover and not self.options.watch and len(self.ctl.humans) > 1
-
-    def hand_over(self, seat: int) -> None:
+    def hand_over(self, seat: int, number: int) -> None:
         """Hide the table (no marks left behind it), then let `seat` choose once they are ready."""
         from ..screens.handover import HandoverScreen
 
         game = self.ctl.game
         self.chooser, self.stage, self.picked = None, Stage.NONE, None
-        self.go(TurnState.HANDOVER)
         self.app.clear_notifications()  # a hint notice for the last human must not reach the next
         self.set_prompt("")
         self.refresh_table()
         where = t("handover.where", round=game.round_index + 1, turn=game.turn_number + 1,
                   call=self.ctl.call_text())
-        token = self.token
-
-        def ready(_result=None) -> None:
-            if self.token == token and self.state is TurnState.HANDOVER and self.is_attached:
-                self.begin_human(seat)
-
-        self.app.push_screen(HandoverScreen(self.seat_name(seat), where), ready)
+        self.app.push_screen(HandoverScreen(self.seat_name(seat), where),
+                             lambda _result=None: self.flow.handed_over(seat, number))
 
     def begin_human(self, seat: int) -> None:
         self.main_seat = seat
@@ -842,7 +726,6 @@ class TableScreen(Screen):
             self.stage = Stage.DEST
             self.picked = view.candidates[0]
             self.set_prompt(t("prompt.move", card=self.picked[0].number))
-        self.go(TurnState.CHOOSING)
         own = self.query_one("#own-panel", SeatPanel)
         own.grid.cursor = None
         self.refresh_table()
@@ -888,11 +771,9 @@ class TableScreen(Screen):
         else:
             move = Move(self.picked[0], cell)
         try:
-            self.ctl.submit(self.chooser, move)
+            self.flow.submit(self.chooser, move)
         except IllegalMoveError as err:
             self.app.notify(error_text(err), severity="error")
-            return
-        self.next_human()
 
     def on_grid_widget_on_moving_card(self, message: GridWidget.OnMovingCard) -> None:
         # In the prompt, not a notice: a notice would cover the log for seconds.
