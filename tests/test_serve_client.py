@@ -223,7 +223,7 @@ async def test_a_player_who_is_not_choosing_sees_each_reveal_in_one_frame(server
         async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
             table = await ann_and_ben_with_two_bots(server, apps, [ann, ben])
             for _ in range(300):
-                if table.game.turn_number >= 6 or table.game.round_index > 0:
+                if table.game.turn_number >= 5 or table.game.round_index > 0:
                     break
                 await press_what_is_asked(apps[0], ann)  # Ann first: Ben's choice completes the turn
                 await ann.pause(0.05)
@@ -264,10 +264,10 @@ async def test_a_guest_without_a_time_limit_has_no_clock_ticking(server):
     try:
         async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
             await ann_and_ben_with_two_bots(server, apps, [ann, ben])
-            await ann.pause(2.2)
+            await ann.pause(1.3)  # (the clock's interval is a second)
             assert apps[0].controller.deadline is None and ticks == []
             apps[0].controller.receive({"type": "status", "chosen": [], "thinking": [0], "seconds": 30})
-            await ann.pause(2.2)
+            await ann.pause(1.3)
             assert apps[0].controller in ticks  # a countdown: the clock runs and the line counts down
             assert "s left" in apps[0].table_screen.prompt_text
     finally:
