@@ -105,7 +105,7 @@ class SetupScreen(Screen):
         self.seat_count = seats
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Button, Input, Label, Select
+        from textual.widgets import Input, Label, Select
 
         from . import setup_passplay as passplay
         kinds = [(t("seat.human"), "human"), *bot_choices()]
@@ -125,12 +125,7 @@ class SetupScreen(Screen):
                 yield passplay.sound_row(seat)  # shown for a human seat under Madness
             yield passplay.handover_switch()  # shown once two seats are human
             yield from rule_rows()
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.seed"), classes="setup-label")
-                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
-            with Horizontal(classes="setup-row buttons"):
-                yield Button(t("setup.start"), variant="primary", id="start")
-                yield Button(t("key.back"), id="back")
+            yield from seed_and_buttons(t("setup.start"))
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -213,6 +208,18 @@ class SetupScreen(Screen):
         from .setup_passplay import handover_wanted
 
         self.post_message(StartGame(seats, rules, seed, handover_wanted(self)))
+
+
+def seed_and_buttons(start: str) -> ComposeResult:
+    """The set-up screens' last rows: the seed (read back as #seed), then `start` and Back."""
+    from textual.widgets import Button, Input, Label
+
+    with Horizontal(classes="setup-row"):
+        yield Label(t("setup.seed"), classes="setup-label")
+        yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
+    with Horizontal(classes="setup-row buttons"):
+        yield Button(start, variant="primary", id="start")
+        yield Button(t("key.back"), id="back")
 
 
 def rule_rows() -> ComposeResult:

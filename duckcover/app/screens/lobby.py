@@ -143,9 +143,9 @@ class CreateTableScreen(Screen):
         self.seat_count = 4
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Button, Checkbox, Input, Label, Select
+        from textual.widgets import Checkbox, Input, Label, Select
 
-        from .core import rule_rows
+        from .core import rule_rows, seed_and_buttons
 
         kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}", bot=BOTS[d]), d) for d in DIFFICULTIES]
         with VerticalScroll(id="setup"):
@@ -168,12 +168,7 @@ class CreateTableScreen(Screen):
                         yield Select(kinds, value="human" if seat == 1 else "medium", allow_blank=False,
                                      id=f"kind-{seat}", classes="seat-kind")
             yield from rule_rows()
-            with Horizontal(classes="setup-row"):
-                yield Label(t("setup.seed"), classes="setup-label")
-                yield Input(placeholder=t("setup.seed_hint"), type="integer", id="seed")
-            with Horizontal(classes="setup-row buttons"):
-                yield Button(t("net.create"), variant="primary", id="start")
-                yield Button(t("key.back"), id="back")
+            yield from seed_and_buttons(t("net.create"))
         yield KeyFooter()
 
     def on_mount(self) -> None:
