@@ -367,7 +367,7 @@ class GridWidget(Widget):
         self.tags: dict[Cell, str] = {}  # each legal cell's jump key (see JUMP_KEYS)
         self.tag_keys: frozenset[str] = frozenset()  # ... those keys
         self._kept: tuple[int, int, int, int] | None = None  # see keep_bounds
-        self.fitted: tuple | None = None  # (what it depends on, the fitting card size) once worked out
+        self.fitted: tuple | None = None  # (cells, marks, large, region, card size): see fitting_card_size
         self.alike: list[GridWidget] = []  # grids drawn in one card size (this one among them)
         self.drawn_size: CardSize | None = None  # the card size of the last frame drawn
         self.made_cells: dict[tuple, list[Text]] = {}  # see _cell
