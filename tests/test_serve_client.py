@@ -196,25 +196,28 @@ async def test_the_server_takes_only_the_rules_options_a_new_table_has(server):
         assert not server.tables
 
 
-async def test_a_player_who_is_not_choosing_sees_each_reveal_in_one_frame(server):
-    """Over SSH every frame is a compositor pass and a write for every onlooker of a reveal:
-    the reveal, the status line that says nobody is thinking any more and, for the Captain,
-    the flip prompt are drawn together (the deferred step after the reveal, widgets that told
-    their screen one by one and the server's status after the reveal had made two or three)."""
+async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_first_frame(server):
+    """Over SSH every frame is a compositor pass and a write for every onlooker of a reveal.
+    Everything the reveal changes (the grids, the seat titles, the log and the status line that
+    says nobody is thinking any more) is drawn in the reveal's first frame: widgets that told
+    their screen one by one, and the server's status after the reveal, had spread it over two
+    or three. (What the step after the reveal changes, such as the Captain's flip prompt, may
+    follow in a frame of its own.)"""
     apps = [client(server, name) for name in ("ann", "ben")]
-    frames: list[int] = []  # frames Ann's table drew after each reveal, up to the next flip or round
+    frames: list[list[set[str]]] = []  # Ann's frames after each reveal, up to the next flip or round
     real_receive, real_refresh = RemoteTable.receive, TableScreen._compositor_refresh
 
     def receive(table, message):
         if table is apps[0].controller and message["type"] in ("reveal", "flip", "round"):
             counting[0] = message["type"] == "reveal"
             if counting[0]:
-                frames.append(0)
+                frames.append([])
         return real_receive(table, message)
 
     def refresh(screen):
         if screen is apps[0].table_screen and counting[0]:
-            frames[-1] += 1
+            frames[-1].append({type(widget).__name__ for widget in screen._dirty_widgets}
+                              | {widget.id for widget in screen._dirty_widgets if widget.id})
         return real_refresh(screen)
 
     counting = [False]
@@ -231,8 +234,11 @@ async def test_a_player_who_is_not_choosing_sees_each_reveal_in_one_frame(server
                 await ann.pause(0.1)
     finally:
         RemoteTable.receive, TableScreen._compositor_refresh = real_receive, real_refresh
-    assert len(frames) >= 4
-    assert max(frames) == 1, frames  # (0: the next flip came in the same read and shares the frame)
+    drawn = [after for after in frames if after]  # (none: the next flip came in the same read)
+    assert len(drawn) >= 3, frames
+    for first, *later in drawn:
+        assert {"GridWidget", "SeatTitle", "log"} <= first, drawn
+        assert not any(frame & {"GridWidget", "SeatTitle", "log", "status"} for frame in later), drawn
 
 
 async def test_a_seated_guest_keeps_its_table_out_of_the_collectors_sight(server):

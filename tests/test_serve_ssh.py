@@ -480,7 +480,11 @@ async def test_three_humans_and_a_bot_play_a_whole_game_through_ssh_by_keys(tmp_
         truth = record_flips(record)
         shown = [log_flips("\n".join(painted_lines(screen)).encode()) for screen in seen]
         for flips in shown:
-            assert flips.items() <= truth.items()
+            wrong = {place: (card, truth.get(place)) for place, card in flips.items() if truth.get(place) != card}
+            around = {place: truth.get(place) for r, f in wrong for place in ((r, f - 1), (r, f), (r, f + 1))}
+            lines = [line for screen in seen for line in painted_lines(screen)
+                     if any(f"flip {f}:" in line or f"flip {f - 1}:" in line for _, f in wrong)]
+            assert not wrong, f"(round, flip): (shown, the record's) {wrong}; the record around: {around}; {lines[:12]}"
             assert {r for r, _ in flips} == set(range(1, len(record["rounds"]) + 1))
         for conn in conns:
             conn.close()

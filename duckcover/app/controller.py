@@ -67,11 +67,6 @@ class TurnController:
     """
 
     settings_here = True  # the settings file is this player's to change
-    # What comes after a reveal or a flip at speed instant runs at once, before the frame is
-    # drawn (one frame a reveal, not two), when the next step waits on something outside the
-    # process anyway; a local table gives the frame in between (bots would otherwise play a
-    # whole game inside one call).
-    paced_by_server = False
 
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
                  loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,

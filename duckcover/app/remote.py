@@ -32,7 +32,6 @@ from .options import SPEEDS, AppOptions, SeatSpec
 from .screens.lobby import CreateTableScreen, LobbyScreen, WaitingScreen, seat_ordinal
 from .table.screen import TableScreen
 from .telling import move_words, stand_in_words
-from .textual_compat import report_refreshes
 from .words import peer_refusal_text
 
 
@@ -50,7 +49,6 @@ class RemoteTable(TurnController):
     chosen, the countdown) for the line under the prompt, and the seats' ratings."""
 
     settings_here = False  # the settings file is the host's, not a guest's to change
-    paced_by_server = True
     MIRROR_EVENTS = ("flip", "reveal", "round")
     BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
 
@@ -334,7 +332,6 @@ class RemoteApp(DuckCoverApp):
                     break
                 try:
                     self.on_server(message)
-                    report_refreshes(self.screen)
                 except Exception as err:  # noqa: BLE001 - one bad message must not end the session
                     self.notify(shown(f"{type(err).__name__}: {err}", LABEL_MAX * 2), severity="error")
                     self.send("sync")

@@ -23,15 +23,3 @@ class Backdrop(Screen):
         if self.app.screen is self:
             super()._compositor_refresh()
 
-
-def report_refreshes(screen: Screen) -> None:
-    """Send the screen every refresh its widgets have asked for, now.
-
-    A widget's refresh reaches its screen only once the widget's own message loop goes idle, one
-    asyncio task per widget, and the screen draws a frame as soon as *it* is idle: a change of
-    a dozen widgets (a reveal) was drawn as two or three frames, each a compositor pass and a
-    write over SSH. Called after a server's message is handled, every widget it changed is in
-    the next frame. (Textual's `_check_refresh` is what each widget's idle handler calls.)"""
-    for widget in screen.walk_children(with_self=False):
-        if widget._repaint_required or widget._layout_required:
-            widget._check_refresh()

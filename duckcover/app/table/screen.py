@@ -569,9 +569,7 @@ class TableScreen(Screen):
     # --- the pace the flow keeps ----------------------------------------------------------
     def later(self, callback, delay: float) -> None:
         """Pace the game; at speed instant, no timers at all."""
-        if delay <= 0 and self.ctl.paced_by_server:
-            callback()
-        elif delay <= 0:
+        if delay <= 0:
             self.call_later(callback)
         else:
             self.set_timer(delay, callback)
