@@ -23,4 +23,3 @@ async def test_the_app_starts_on_the_backdrop_and_the_table_goes_over_it(tmp_pat
         await pilot.pause()
         bottom, top = app.screen_stack
         assert isinstance(bottom, Backdrop) and isinstance(top, TableScreen)
-

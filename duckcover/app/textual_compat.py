@@ -22,4 +22,3 @@ class Backdrop(Screen):
     def _compositor_refresh(self) -> None:
         if self.app.screen is self:
             super()._compositor_refresh()
-

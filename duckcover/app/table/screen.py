@@ -18,7 +18,6 @@ from textual.containers import Container, Vertical
 from textual.geometry import Region
 from textual.reactive import var
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -35,7 +34,7 @@ from ..flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceTaken, Flipped, Fli
 from ..options import AppOptions
 from ..telling import round_end_words, round_scores_words, round_start_words
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
-from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, GridWidget, KeyBar, StaticLines, TableLog, TextStatic
+from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
 from ..words import bot_label, error_text, flip_word, variant_label
 
@@ -59,7 +58,7 @@ class Stage(StrEnum):
     PLACE = "place"  # low blows: where the received stack goes
 
 
-class SeatTitle(Widget):
+class SeatTitle(DrawnByLines, Widget):
     """A seat's one-line header: name, Captain, this round's splashes and the game total.
     It never wraps: what does not fit is dropped (bot, stacks) or cut (the name)."""
 
@@ -93,12 +92,6 @@ class SeatTitle(Widget):
     def render(self) -> Text:
         return self.drawn or Text()
 
-    def refresh(self, *regions: Region, **kwargs) -> Widget:
-        self.__dict__.setdefault("_lines", StaticLines()).forget()
-        return super().refresh(*regions, **kwargs)
-
-    def render_line(self, y: int) -> Strip:
-        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
 
     def line(self, parts: tuple, width: int) -> Text:
         name, who, captain, stacks, now, total = parts
@@ -135,7 +128,7 @@ class SeatPanel(Vertical):
         yield self.grid
 
 
-class Heaps(Widget):
+class Heaps(DrawnByLines, Widget):
     """The middle of the table as cards: the call, the Captain pile's top, the Discard area."""
 
     DEFAULT_CSS = "Heaps { height: 6; width: 1fr; }"
@@ -182,12 +175,6 @@ class Heaps(Widget):
                 line.append(row, style=Style(bold=True) if card or line is lines[0] else Style(dim=True))
         return Text("\n").join(lines)
 
-    def refresh(self, *regions: Region, **kwargs) -> Widget:
-        self.__dict__.setdefault("_lines", StaticLines()).forget()
-        return super().refresh(*regions, **kwargs)
-
-    def render_line(self, y: int) -> Strip:
-        return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
 
 
 class TableScreen(Screen):

@@ -79,7 +79,24 @@ def step_from_card(cursor: Cell, origin: Cell | None, targets: list[Cell], dx: i
     return step_cursor(cursor, places, dx, dy)
 
 
-class KeyBar(Widget):
+class DrawnByLines:
+    """A widget whose `render()` Rich Text is drawn line by line through `StaticLines`, each
+    line kept until the widget's next refresh (which every change of content, style or size
+    goes through). Put it before the Widget class in the bases."""
+
+    @property
+    def lines_drawn(self) -> StaticLines:
+        return self.__dict__.setdefault("_lines", StaticLines())  # (a refresh can come before __init__ ends)
+
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        self.lines_drawn.forget()
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        return self.lines_drawn.line(self, self.render, y)
+
+
+class KeyBar(DrawnByLines, Widget):
     """The table's footer as one widget: the keys that work now, drawn with the styles of
     Textual's Footer, so it looks the same. (A Footer is a widget per key, rebuilt on every
     change of bindings: about 10 ms of the table's launch.)
@@ -149,9 +166,6 @@ class KeyBar(Widget):
     def render(self) -> Text:
         return Text("").join(label for label, _, _ in self.labels())
 
-    def refresh(self, *regions: Region, **kwargs) -> Widget:
-        self.__dict__.setdefault("_lines", StaticLines()).forget()
-        return super().refresh(*regions, **kwargs)
 
     def notify_style_update(self) -> None:
         self.__dict__.setdefault("_drawn_keys", {}).clear()  # another theme: every bar looks different
@@ -162,7 +176,7 @@ class KeyBar(Widget):
         forth between a few (choosing, waiting, the Captain's flip), and a guest repainted
         the same bar at nearly every reveal."""
         if not self.drawn:
-            return self.__dict__.setdefault("_lines", StaticLines()).line(self, self.render, y)
+            return self.lines_drawn.line(self, self.render, y)
         bars = self.__dict__.setdefault("_drawn_keys", {})
         key = (self.drawn, self.hover, i18n.language())
         lines = bars.get(key)
@@ -291,7 +305,7 @@ def static_lines(widget: Widget, text: Text, width: int) -> list[tuple[Text, tup
     return lines
 
 
-class TextStatic(Static):
+class TextStatic(DrawnByLines, Static):
     """A Static whose Rich Text content is drawn through `StaticLines` (other content as the
     Static draws it): the status line and the prompt."""
 
@@ -299,15 +313,12 @@ class TextStatic(Static):
         self._text = content if isinstance(content, Text) else None
         super().update(content, layout=layout)  # (refreshes, which forgets the lines drawn)
 
-    def refresh(self, *regions: Region, **kwargs) -> Widget:
-        self.__dict__.setdefault("_lines", StaticLines()).forget()
-        return super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
         text = self.__dict__.get("_text")
         if text is None:
-            return super().render_line(y)
-        return self.__dict__.setdefault("_lines", StaticLines()).line(self, lambda: text, y)
+            return Static.render_line(self, y)  # (not Rich Text: as the Static draws it)
+        return self.lines_drawn.line(self, lambda: text, y)
 
 
 class GridWidget(Widget):
