@@ -12,6 +12,7 @@ from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTable, WaitingScreen
 from duckcover.app.screens.core import RoundEndScreen
 from duckcover.app.table.screen import TableScreen
+from duckcover.app.widgets.paint import LinePainter
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
 
@@ -197,15 +198,16 @@ async def test_the_server_takes_only_the_rules_options_a_new_table_has(server):
 
 
 async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_first_frame(server):
-    """Over SSH every frame is a compositor pass and a write for every onlooker of a reveal.
-    Everything the reveal changes (the grids, the seat titles, the log and the status line that
-    says nobody is thinking any more) is drawn in the reveal's first frame: widgets that told
-    their screen one by one, and the server's status after the reveal, had spread it over two
-    or three. (What the step after the reveal changes, such as the Captain's flip prompt, may
-    follow in a frame of its own.)"""
+    """Over SSH every frame is a write for every onlooker of a reveal (and was a compositor pass
+    each). Everything the reveal changes (the grids, the seat titles, the log and the status line
+    that says nobody is thinking any more) is drawn in the reveal's first frame, as lines
+    (widgets/paint.py), not by Textual's compositor: widgets that told their screen one by one,
+    and the server's status after the reveal, had spread it over two or three. (What the step
+    after the reveal changes, such as the Captain's flip prompt, may follow in a frame of its
+    own.)"""
     apps = [client(server, name) for name in ("ann", "ben")]
     frames: list[list[set[str]]] = []  # Ann's frames after each reveal, up to the next flip or round
-    real_receive, real_refresh = RemoteTable.receive, TableScreen._compositor_refresh
+    real_receive, real_refresh, real_flush = RemoteTable.receive, TableScreen._compositor_refresh, LinePainter.flush
 
     def receive(table, message):
         if table is apps[0].controller and message["type"] in ("reveal", "flip", "round"):
@@ -214,14 +216,22 @@ async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_fir
                 frames.append([])
         return real_receive(table, message)
 
+    def drawn(widgets, by: str) -> set[str]:
+        return {type(widget).__name__ for widget in widgets} | {widget.id for widget in widgets if widget.id} | {by}
+
     def refresh(screen):
-        if screen is apps[0].table_screen and counting[0]:
-            frames[-1].append({type(widget).__name__ for widget in screen._dirty_widgets}
-                              | {widget.id for widget in screen._dirty_widgets if widget.id})
+        if screen is apps[0].table_screen and counting[0] and screen._dirty_widgets:
+            frames[-1].append(drawn(screen._dirty_widgets, "compositor"))
         return real_refresh(screen)
 
+    def flush(painter):
+        if painter.screen is apps[0].table_screen and counting[0]:
+            places = painter.places()
+            frames[-1].append(drawn([widget for widget in painter.pending if widget in places], "lines"))
+        return real_flush(painter)
+
     counting = [False]
-    RemoteTable.receive, TableScreen._compositor_refresh = receive, refresh
+    RemoteTable.receive, TableScreen._compositor_refresh, LinePainter.flush = receive, refresh, flush
     try:
         async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
             table = await ann_and_ben_with_two_bots(server, apps, [ann, ben])
@@ -233,12 +243,12 @@ async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_fir
                 await press_what_is_asked(apps[1], ben)
                 await ann.pause(0.1)
     finally:
-        RemoteTable.receive, TableScreen._compositor_refresh = real_receive, real_refresh
-    drawn = [after for after in frames if after]  # (none: the next flip came in the same read)
-    assert len(drawn) >= 3, frames
-    for first, *later in drawn:
-        assert {"GridWidget", "SeatTitle", "log"} <= first, drawn
-        assert not any(frame & {"GridWidget", "SeatTitle", "log", "status"} for frame in later), drawn
+        RemoteTable.receive, TableScreen._compositor_refresh, LinePainter.flush = real_receive, real_refresh, real_flush
+    after_reveals = [after for after in frames if after]  # (none: the next flip came in the same read)
+    assert len(after_reveals) >= 3, frames
+    for first, *later in after_reveals:
+        assert {"GridWidget", "SeatTitle", "log", "lines"} <= first, after_reveals
+        assert not any(frame & {"GridWidget", "SeatTitle", "log", "status"} for frame in later), after_reveals
 
 
 async def test_a_seated_guest_keeps_its_table_out_of_the_collectors_sight(server):

@@ -22,7 +22,7 @@ from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table.screen import TableScreen
 from .textual_compat import Backdrop
-from .widgets.core import GridWidget
+from .widgets.core import GridWidget, count_style_changes
 from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -41,6 +41,7 @@ class DuckCoverApp(PlainKeys, App):
         self.options = options
         self.controller: TurnController | None = None
         adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
+        count_style_changes(self)  # the widgets keep their styles until one may change
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
         self.claim = None  # storage.Claim: this process owns the game being played

@@ -371,8 +371,9 @@ class RemoteApp(DuckCoverApp):
             self.exit(message=peer_refusal_text(message, LABEL_MAX))
         elif kind == "status" and isinstance(self.main_screen(), WaitingScreen):
             self.main_screen().show(message.get("players", []))
-        elif self.remote_table is not None:
-            self.remote_table.receive(message)
+        elif self.remote_table is not None and self.table_screen is not None:
+            with self.table_screen.painter.batch():  # what it changes: one write, as lines
+                self.remote_table.receive(message)
 
     def main_screen(self):
         stack = [s for s in self.screen_stack[1:] if not s.is_modal]

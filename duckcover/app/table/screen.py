@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from functools import partial
 from math import ceil
 
 from rich.style import Style
@@ -36,6 +37,7 @@ from ..telling import round_end_words, round_scores_words, round_start_words
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
+from ..widgets.paint import LinePainter
 from ..words import bot_label, error_text, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -224,6 +226,7 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
+        self.painter = LinePainter(self)  # what the flow's steps change, drawn as lines (widgets/paint.py)
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -556,10 +559,17 @@ class TableScreen(Screen):
     # --- the pace the flow keeps ----------------------------------------------------------
     def later(self, callback, delay: float) -> None:
         """Pace the game; at speed instant, no timers at all."""
+        step = partial(self.painted, callback)
+        step._param_count = 0  # (Textual counts a callback's parameters, with inspect, each call)
         if delay <= 0:
-            self.call_later(callback)
+            self.call_later(step)
         else:
-            self.set_timer(delay, callback)
+            self.set_timer(delay, step)
+
+    def painted(self, callback, *args) -> None:
+        """Run a step of the flow; what it changes is drawn as lines when it ends."""
+        with self.painter.batch():
+            callback(*args)
 
     def in_worker(self, work, done, failed) -> None:
         worker = self.run_worker(work, group="bots", thread=True, exit_on_error=False)
@@ -570,9 +580,9 @@ class TableScreen(Screen):
             return  # (a hint's worker, or one still running)
         done, failed = self._workers.pop(event.worker)
         if event.state is WorkerState.SUCCESS:
-            done(event.worker.result)
+            self.painted(done, event.worker.result)
         else:
-            failed()
+            self.painted(failed)
 
     def live(self) -> bool:
         return self.is_attached

@@ -23,6 +23,7 @@ from ...engine.grid import Cell, Stack
 from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
                     card_lines, card_style, empty_lines, fitting_size, line_text)
 from .glyphs import glyphs
+from .paint import painter_takes
 
 TARGET_KINDS = ("cover", "duck", "pick")
 MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "called": "mark.called"}
@@ -79,7 +80,45 @@ def step_from_card(cursor: Cell, origin: Cell | None, targets: list[Cell], dx: i
     return step_cursor(cursor, places, dx, dy)
 
 
-class DrawnByLines:
+def count_style_changes(app) -> None:
+    """Count every time the app's style sheet is applied to a node (classes, pseudo-classes, a
+    theme, a screen's resume, a new widget: all go through `Stylesheet.apply`), so `KeptStyle`
+    knows when the styles it kept may have changed."""
+    stylesheet = app.stylesheet
+    apply = stylesheet.apply
+    app.style_changes = 0
+
+    def counted(*args, **kwargs):
+        app.style_changes += 1
+        return apply(*args, **kwargs)
+
+    stylesheet.apply = counted
+
+
+class KeptStyle:
+    """A widget's Rich style and background colours, worked out once per change of the app's
+    styles (see count_style_changes). Textual walks the styles of every ancestor for each, and
+    asks for them on every repaint of the widget: a third of the drawing of a seat title or the
+    status line. (Our code sets only sizes inline, never a colour, so only the style sheet
+    changes them.) In an app that does not count, as Textual does: every time."""
+
+    def _kept_style(self) -> tuple:
+        changes = getattr(self.app, "style_changes", None)
+        kept = self.__dict__.get("_kept_styles")
+        if kept is None or kept[0] != changes or changes is None:
+            kept = self._kept_styles = (changes, Widget.rich_style.fget(self), Widget.background_colors.fget(self))
+        return kept
+
+    @property
+    def rich_style(self) -> Style:
+        return self._kept_style()[1]
+
+    @property
+    def background_colors(self):
+        return self._kept_style()[2]
+
+
+class DrawnByLines(KeptStyle):
     """A widget whose `render()` Rich Text is drawn line by line through `StaticLines`, each
     line kept until the widget's next refresh (which every change of content, style or size
     goes through). Put it before the Widget class in the bases."""
@@ -90,7 +129,7 @@ class DrawnByLines:
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
         self.lines_drawn.forget()
-        return super().refresh(*regions, **kwargs)
+        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
         return self.lines_drawn.line(self, self.render, y)
@@ -321,7 +360,7 @@ class TextStatic(DrawnByLines, Static):
         return self.lines_drawn.line(self, lambda: text, y)
 
 
-class GridWidget(Widget):
+class GridWidget(KeptStyle, Widget):
     """A player's grid of cards. `marks` says which cells are legal (cover / duck / pick) and
     which card is moving ("called"); the `cursor` moves among the legal cells and the moving
     card. With `fit`, the cards take the largest size that fits the widget's fixed region
@@ -707,7 +746,7 @@ class GridWidget(Widget):
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
         self._drawn = None  # Textual asks again for the lines the refresh names: draw them anew
-        return super().refresh(*regions, **kwargs)
+        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
 
     def on_resize(self) -> None:
         self.refresh()  # new widths, maybe a new card size
@@ -835,7 +874,7 @@ class GridWidget(Widget):
         return Text(MARKERS.get(mark or "", " "), style=COVER_STYLE if mark != "called" else MOVING_STYLE)
 
 
-class TableLog(Widget):
+class TableLog(KeptStyle, Widget):
     """The table's log: wrapped lines, the newest at the bottom.
 
     Cheap over SSH: a new line that fits below the last one repaints only itself; when the
@@ -897,7 +936,7 @@ class TableLog(Widget):
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
         self._shape = None  # the style and width, worked out again on the next line asked for
-        return super().refresh(*regions, **kwargs)
+        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
         shape = self.__dict__.get("_shape")

@@ -1,0 +1,158 @@
+"""A table's changes drawn as lines, without Textual's frame (issue 22: 48 SSH players on 2 cores).
+
+Textual draws a change in steps: each refreshed widget posts messages (Prompt, Idle, Update) through
+its own message pump, the screen's update timer fires, and the compositor asks every widget the
+dirty regions' bounding box touches for its lines (a reveal dirties the status line at the top and
+the keys at the bottom, so: every widget), cuts them into chops and writes them. When a server
+message or a step of the flow changes the table, almost every part changes, and that machinery was
+about half of a guest's CPU per reveal.
+
+Inside `LinePainter.batch()`, a refresh of a widget drawn by lines (see `paints`) is only noted. When
+the batch ends, each noted widget that the screen shows whole and that nothing covers renders the
+lines that changed (through Textual's own line cache, so its styles apply and a later Textual frame
+finds them up to date), and they go out as one write through the app's output (the lean layer
+included). Anything else falls back to Textual's own refresh: a widget that needs a layout, one
+partly hidden or covered (a notification, a tooltip), a screen that is not on top, a screen waiting
+for a layout.
+
+This leans on private names of Textual (the compositor's map, the widget's line cache), pinned
+exactly in pyproject.toml; tests/test_paint.py compares what it writes with Textual's own frame.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from textual._compositor import CompositorUpdate
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+class LinesUpdate(CompositorUpdate):
+    """Lines of widgets at their places on the screen: a cursor move, then the line."""
+
+    def __init__(self, lines: list[tuple[int, int, Strip]]) -> None:
+        self.lines = sorted(lines, key=lambda line: (line[0], line[1]))
+
+    def render_segments(self, console) -> str:
+        move = "\x1b[{};{}H".format
+        return "".join(move(y + 1, x + 1) + strip.render(console) for y, x, strip in self.lines)
+
+
+class LinePainter:
+    """One per screen. `batch()` around changes made outside Textual's events (a server message,
+    a step of the table's flow); `take()` is asked by each widget's refresh."""
+
+    def __init__(self, screen) -> None:
+        self.screen = screen
+        self.depth = 0
+        self.pending: dict[Widget, list[Region] | None] = {}  # widget -> dirty regions (None: whole)
+        self._plan: tuple[object, dict[Widget, Region]] | None = None
+        self.painted = self.fell_back = 0  # frames drawn here / refreshes handed to Textual (tests, benchmarks)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if not self.depth and self.pending:
+                self.flush()
+
+    def take(self, widget: Widget, regions: tuple[Region, ...], repaint: bool = True, layout: bool = False,
+             recompose: bool = False) -> bool:
+        """Whether this painter draws the refresh (in a batch, a mounted widget, its content only)."""
+        if not self.depth or not repaint or layout or recompose or not widget.is_mounted:
+            return False
+        if regions and self.pending.get(widget, []) is not None:
+            self.pending.setdefault(widget, []).extend(regions)
+        else:
+            self.pending[widget] = None
+        # Textual's line cache forgets these lines now: a frame of Textual's own before the batch
+        # ends (a key) draws them new too.
+        self.forget_lines(widget, regions)
+        return True
+
+    @staticmethod
+    def forget_lines(widget: Widget, regions) -> None:
+        widget._layout_cache.clear()
+        widget._rich_style_cache.clear()
+        if regions:
+            offset = widget.content_offset
+            widget._styles_cache.set_dirty(*(region.translate(offset) for region in regions))
+        else:
+            widget._styles_cache.clear()
+
+    def places(self) -> dict[Widget, Region]:
+        """Each widget the screen shows whole and nothing covers -> its region on the screen,
+        worked out once per arrangement of the screen."""
+        visible = self.screen._compositor.visible_widgets  # front to back; a new dict after each layout
+        if self._plan is None or self._plan[0] is not visible:
+            places: dict[Widget, Region] = {}
+            in_front: list[Region] = []
+            for widget, (region, clip) in visible.items():
+                if clip.contains_region(region) and not any(region.overlaps(other) for other in in_front):
+                    places[widget] = region
+                in_front.append(region)
+            self._plan = (visible, places)
+        return self._plan[1]
+
+    def can_paint(self) -> bool:
+        screen = self.screen
+        app = screen.app
+        return (screen.is_current and not app._batch_count and not screen._layout_required
+                and not screen._scroll_required and not screen._recompose_required)
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, {}
+        places = self.places() if self.can_paint() else {}
+        lines: list[tuple[int, int, Strip]] = []
+        for widget, regions in pending.items():
+            region = places.get(widget)
+            if region is None or widget._layout_required or not widget.is_mounted:
+                self.fell_back += 1
+                Widget.refresh(widget, *(regions or ()))  # Textual's way (our overrides forgot their lines)
+                continue
+            self.forget_lines(widget, regions)
+            for crop in self.crops(widget, regions):
+                strips = widget.render_lines(crop)
+                lines.extend((region.y + crop.y + dy, region.x + crop.x, strip) for dy, strip in enumerate(strips))
+        if lines:
+            self.painted += 1
+            self.screen.app._display(self.screen, LinesUpdate(lines))
+
+    @staticmethod
+    def crops(widget: Widget, regions: list[Region] | None) -> list[Region]:
+        """The widget's regions to draw, in its own coordinates (Textual's refresh regions are the
+        content's), each clipped to the widget, none overlapping by a line."""
+        whole = Region(0, 0, *widget.outer_size)
+        if not regions:
+            return [whole]
+        offset = widget.content_offset
+        crops = [region.translate(offset).intersection(whole) for region in regions]
+        rows: dict[int, tuple[int, int]] = {}  # line -> (x0, x1) drawn on it
+        for crop in crops:
+            for y in crop.line_range:
+                x0, x1 = rows.get(y, (crop.x, crop.right))
+                rows[y] = (min(x0, crop.x), max(x1, crop.right))
+        merged: list[Region] = []  # lines after one another with the same span: one region
+        for y, (x0, x1) in sorted(rows.items()):
+            last = merged[-1] if merged else None
+            if last is not None and last.bottom == y and (last.x, last.right) == (x0, x1):
+                merged[-1] = Region(x0, last.y, x1 - x0, last.height + 1)
+            elif x1 > x0:
+                merged.append(Region(x0, y, x1 - x0, 1))
+        return merged
+
+
+def painter_takes(widget: Widget, regions: tuple[Region, ...], kwargs: dict) -> bool:
+    """Asked by the refresh of a widget drawn by lines: whether its screen's painter draws it."""
+    if not widget.is_mounted:
+        return False
+    try:
+        painter = getattr(widget.screen, "painter", None)
+    except Exception:  # noqa: BLE001 - (NoScreen: not on a screen yet)
+        return False
+    return painter is not None and painter.take(widget, regions, **kwargs)

@@ -1,0 +1,204 @@
+"""The table's changes drawn as lines (duckcover/app/widgets/paint.py): whatever a terminal shows
+after the painter's writes and Textual's own frames is what Textual would draw from scratch.
+
+The headless apps of the tests write nothing, so each test wraps the app's `_display` and feeds
+every frame through the lean output layer (as the real driver does) into a terminal model."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+from textual.geometry import Offset, Region
+
+from autoplay import step, table_of
+from duckcover.app import AppOptions, create_app, quick_seats
+from duckcover.app.lean_output import LeanStream
+from duckcover.app.remote import RemoteApp
+from duckcover.app.table.screen import TableScreen
+from duckcover.app.widgets.core import TableLog
+from duckcover.app.widgets.paint import LinePainter, LinesUpdate
+from duckcover.common import i18n
+from duckcover.net.server import Identity, TableServer
+from test_lean_output import screen_after
+from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
+
+pytestmark = pytest.mark.keys
+
+
+class Terminal:
+    """What a terminal of the app's size shows: every frame the app displays, through a lean
+    stream, read by the model of tests/test_lean_output.py (characters and their SGR codes)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.console = Console(color_system="256", force_terminal=True, width=app.size.width)
+        self.stream = LeanStream()
+        self.cells: dict = self.textual_draws() if app.screen.is_mounted else {}  # what it shows already
+        self.painted_frames = 0
+        real = app._display
+
+        def display(screen, update) -> None:
+            if update is not None and screen is app.screen:
+                self.painted_frames += isinstance(update, LinesUpdate)
+                self.cells = screen_after(self.stream.lean(update.render_segments(self.console)), self.cells)
+            real(screen, update)
+
+        app._display = display
+
+    def shows(self) -> dict:
+        return {cell: what for cell, what in self.cells.items() if cell != "cursor"}
+
+    def textual_draws(self) -> dict:
+        """The screen as Textual draws it whole, now."""
+        strips = self.app.screen._compositor.render_strips()
+        frame = "".join(f"\x1b[{y + 1};1H" + strip.render(self.console) for y, strip in enumerate(strips))
+        return {cell: what for cell, what in screen_after(frame).items() if cell != "cursor"}
+
+    def differences(self) -> list[str]:
+        shown, drawn = self.shows(), self.textual_draws()
+        rows = sorted({y for (_x, y) in set(shown) ^ set(drawn)} |
+                      {y for (x, y), what in drawn.items() if shown.get((x, y)) != what})
+        width = self.app.size.width
+        return [f"row {y}: shows {''.join(shown.get((x, y), ('?',))[0] for x in range(width))!r}, "
+                f"Textual draws {''.join(drawn.get((x, y), ('?',))[0] for x in range(width))!r}" for y in rows]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_local_round_shows_on_the_terminal_what_textual_draws_after_every_step(tmp_path, size):
+    """A whole round and the start of the next (the scorepad closing repaints the table)."""
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=11, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=size) as pilot:
+        terminal = Terminal(app)
+        checked, after_round = 0, None
+        for _ in range(3000):
+            action = await step(pilot)
+            if action == "game-over" or (after_round is not None and checked > after_round + 4):
+                break
+            if action == "round-end":
+                after_round = checked
+            await pilot.pause()
+            if isinstance(app.screen, TableScreen):
+                assert terminal.differences() == [], f"after {action}, step {checked}"
+                checked += 1
+        table = table_of(app)
+        assert after_round is not None and checked > 20
+        # The bots' moves and the flow's steps were drawn as lines, not by Textual's frames.
+        assert table.painter.painted > 20 and terminal.painted_frames > 20
+
+
+async def test_a_guest_who_is_not_choosing_sees_what_textual_draws_after_every_server_message(tmp_path):
+    i18n.set_language("en")
+    server = TableServer(Path(tmp_path), grace=30, pace=0)
+    await server.start(Path(tmp_path) / "t.sock")
+    try:
+        apps = [RemoteApp(AppOptions(data_dir=Path(tmp_path), speed="instant"), str(Path(tmp_path) / "t.sock"),
+                          server.issue_token(Identity(name))) for name in ("ann", "ben")]
+        async with apps[0].run_test(size=(80, 24)) as ann, apps[1].run_test(size=(80, 24)) as ben:
+            table = await ann_and_ben_with_two_bots(server, apps, [ann, ben])
+            terminal = Terminal(apps[0])
+            checked = 0
+            for _ in range(200):
+                if table.game.turn_number >= 8 or table.game.over:
+                    break
+                for app, pilot in ((apps[0], ann), (apps[1], ben)):
+                    await press_what_is_asked(app, pilot)
+                    await ann.pause(0.05)
+                    await ben.pause(0.05)
+                    if isinstance(apps[0].screen, TableScreen):
+                        assert terminal.differences() == [], f"turn {table.game.turn_number}"
+                        checked += 1
+            assert checked > 12
+            assert apps[0].table_screen.painter.painted > 12 and terminal.painted_frames > 12
+    finally:
+        await server.close()
+
+
+async def test_a_notification_over_the_log_hands_its_lines_to_textual_and_the_terminal_stays_right(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # (tests have no toasts by default)
+        terminal = Terminal(app)
+        await step(pilot)
+        await pilot.pause()
+        table = table_of(app)
+        log = table.query_one(TableLog)
+        app.notify("A notice that covers the log", timeout=30)
+        await pilot.pause()
+        await pilot.pause()
+        fell_back = table.painter.fell_back
+        with table.painter.batch():
+            for number in range(6):
+                log.write(Text(f"line {number} under the notice"))
+        assert table.painter.fell_back == fell_back + 1  # covered: Textual draws it
+        await pilot.pause()
+        await pilot.pause()
+        assert terminal.differences() == []
+        app.clear_notifications()
+        await pilot.pause()
+        await pilot.pause()
+        with table.painter.batch():
+            log.write(Text("and one more in the open"))
+        assert table.painter.fell_back == fell_back + 1  # in the open again: drawn as lines
+        await pilot.pause()
+        assert terminal.differences() == []
+
+
+async def test_a_refresh_outside_a_batch_or_with_a_layout_is_textuals(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await step(pilot)
+        await pilot.pause()
+        table = table_of(app)
+        log = table.query_one(TableLog)
+        painter: LinePainter = table.painter
+        assert not painter.take(log, ())  # no batch
+        with painter.batch():
+            assert not painter.take(log, (), layout=True)
+            assert not painter.take(log, (), repaint=False)
+            assert painter.take(log, ())
+            assert painter.pending == {log: None}
+        assert painter.pending == {}
+
+
+def test_crops_are_the_widgets_lines_each_once_in_its_own_coordinates():
+    class FakeWidget:
+        outer_size = (10, 5)
+        content_offset = Offset(1, 0)
+
+    crops = LinePainter.crops(FakeWidget(), [Region(0, 1, 3, 2), Region(2, 2, 4, 1), Region(0, 4, 30, 9)])
+    # Content (0,1,3,2) is the widget's (1,1,3,2); line 2 also (3..7); line 4 clipped to the width.
+    assert crops == [Region(1, 1, 3, 1), Region(1, 2, 6, 1), Region(1, 4, 9, 1)]
+    assert LinePainter.crops(FakeWidget(), None) == [Region(0, 0, 10, 5)]
+
+
+def kept_styles_now_true(screen) -> list[str]:
+    """Each widget keeping its styles (widgets.core.KeptStyle) whose kept style or background is
+    not what Textual works out now."""
+    from textual.widget import Widget
+
+    from duckcover.app.widgets.core import KeptStyle
+
+    return [f"{type(w).__name__}#{w.id}" for w in screen.walk_children(with_self=False)
+            if isinstance(w, KeptStyle) and (w.rich_style != Widget.rich_style.fget(w)
+                                             or w.background_colors != Widget.background_colors.fget(w))]
+
+
+async def test_kept_styles_follow_the_captain_the_focus_and_a_change_of_theme(tmp_path):
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=11, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = None
+        for number in range(15):  # the Captain moves on, the own grid takes and loses the focus
+            await step(pilot)
+            await pilot.pause()
+            table = table_of(app)
+            if isinstance(app.screen, TableScreen):
+                assert kept_styles_now_true(table) == [], f"step {number}"
+        for theme in ("textual-light", "nord", "textual-dark"):
+            app.theme = theme
+            await pilot.pause()
+            assert kept_styles_now_true(table) == [], theme
