@@ -146,7 +146,7 @@ async def test_a_notification_over_the_log_hands_its_lines_to_textual_and_the_te
         assert terminal.differences() == []
 
 
-async def test_a_refresh_outside_a_batch_or_with_a_layout_is_textuals(tmp_path):
+async def test_a_refresh_with_a_layout_is_textuals_and_one_outside_a_batch_is_drawn_when_its_callback_ends(tmp_path):
     app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
                                 data_dir=tmp_path, stats=False))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -155,13 +155,17 @@ async def test_a_refresh_outside_a_batch_or_with_a_layout_is_textuals(tmp_path):
         table = table_of(app)
         log = table.query_one(TableLog)
         painter: LinePainter = table.painter
-        assert not painter.take(log, ())  # no batch
         with painter.batch():
             assert not painter.take(log, (), layout=True)
             assert not painter.take(log, (), repaint=False)
             assert painter.take(log, ())
             assert painter.pending == {log: None}
         assert painter.pending == {}
+        painted = painter.painted
+        log.write(Text("a line written outside a batch"))  # (as a key's handler would)
+        assert log in painter.pending and painter.painted == painted
+        await pilot.pause()
+        assert painter.pending == {} and painter.painted == painted + 1
 
 
 def test_crops_are_the_widgets_lines_each_once_in_its_own_coordinates():

@@ -248,8 +248,8 @@ class TableScreen(Screen):
                 yield TextStatic(id="prompt")
             with Vertical(id="side"):
                 yield Heaps(id="heaps")
-                yield Static(id="table-info")
-                totals = Static(id="totals")
+                yield TextStatic(id="table-info")
+                totals = TextStatic(id="totals")
                 totals.styles.height = self.ctl.game.n + 1  # every player, whole
                 yield totals
                 yield TableLog(id="log")

@@ -20,6 +20,7 @@ exactly in pyproject.toml; tests/test_paint.py compares what it writes with Text
 """
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -49,6 +50,7 @@ class LinePainter:
         self.depth = 0
         self.pending: dict[Widget, list[Region] | None] = {}  # widget -> dirty regions (None: whole)
         self._plan: tuple[object, dict[Widget, Region]] | None = None
+        self.flush_asked = False  # a flush waits for the end of the callback that refreshed
         self.painted = self.fell_back = 0  # frames drawn here / refreshes handed to Textual (tests, benchmarks)
 
     @contextmanager
@@ -63,9 +65,16 @@ class LinePainter:
 
     def take(self, widget: Widget, regions: tuple[Region, ...], repaint: bool = True, layout: bool = False,
              recompose: bool = False) -> bool:
-        """Whether this painter draws the refresh (in a batch, a mounted widget, its content only)."""
-        if not self.depth or not repaint or layout or recompose or not widget.is_mounted:
+        """Whether this painter draws the refresh: a mounted widget, its content only. Outside a
+        batch (a key, a focus change), it is drawn as soon as the callback that asked ends:
+        Textual's own frame would wait for its update timer (up to a 60th of a second, more
+        on a busy machine), and a reveal's last bytes with it."""
+        if not repaint or layout or recompose or not widget.is_mounted:
             return False
+        if not self.depth:
+            if not self.screen.is_current:
+                return False
+            self.flush_soon()
         if regions and self.pending.get(widget, []) is not None:
             self.pending.setdefault(widget, []).extend(regions)
         else:
@@ -74,6 +83,16 @@ class LinePainter:
         # ends (a key) draws them new too.
         self.forget_lines(widget, regions)
         return True
+
+    def flush_soon(self) -> None:
+        if not self.flush_asked:
+            self.flush_asked = True
+            asyncio.get_running_loop().call_soon(self.flush_asked_for)
+
+    def flush_asked_for(self) -> None:
+        self.flush_asked = False
+        if self.pending and not self.depth:
+            self.flush()
 
     @staticmethod
     def forget_lines(widget: Widget, regions) -> None:
@@ -108,8 +127,11 @@ class LinePainter:
     def flush(self) -> None:
         pending, self.pending = self.pending, {}
         places = self.places() if self.can_paint() else {}
+        arranged = self.screen._compositor.widgets  # (not: hidden by display none, not yet placed)
         lines: list[tuple[int, int, Strip]] = []
         for widget, regions in pending.items():
+            if places and widget not in arranged and not widget._layout_required:
+                continue  # not on the screen: its lines are forgotten, its next arrangement draws it whole
             region = places.get(widget)
             if region is None or widget._layout_required or not widget.is_mounted:
                 self.fell_back += 1
