@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -538,6 +538,14 @@ class GridWidget(KeptStyle, Widget):
     def kept(self, bounds: tuple[int, int, int, int] | None) -> None:
         self._kept = bounds
         self.fitted = None
+
+    @property
+    def content_size(self) -> Size:
+        """The widget's own size less its gutter: Textual's asks the screen's map for the region
+        (a walk up the DOM), and the grid asks for it on every refresh, for each grid drawn alike."""
+        width, height = self._size
+        gutter = self.styles.gutter
+        return Size(max(0, width - gutter.width), max(0, height - gutter.height))
 
     def card_size(self) -> CardSize:
         """The size this grid's cards are drawn in: the largest that fits, or, in a group of

@@ -79,9 +79,8 @@ class LinePainter:
             self.pending.setdefault(widget, []).extend(regions)
         else:
             self.pending[widget] = None
-        # Textual's line cache forgets these lines now: a frame of Textual's own before the batch
-        # ends (a key) draws them new too.
-        self.forget_lines(widget, regions)
+        # (Textual's line cache forgets the lines when they are drawn: a frame of Textual's own
+        # before that draws what the terminal shows already.)
         return True
 
     def flush_soon(self) -> None:
@@ -131,7 +130,8 @@ class LinePainter:
         lines: list[tuple[int, int, Strip]] = []
         for widget, regions in pending.items():
             if places and widget not in arranged and not widget._layout_required:
-                continue  # not on the screen: its lines are forgotten, its next arrangement draws it whole
+                self.forget_lines(widget, regions)  # not on the screen: drawn when it is placed again
+                continue
             region = places.get(widget)
             if region is None or widget._layout_required or not widget.is_mounted:
                 self.fell_back += 1
