@@ -520,8 +520,9 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     """Two RemoteApps (80x24, headless) at a table with two medium bots, against an in-process
     table server; Ann chooses first, so when Ben's choice completes a turn she is a client that
     is not choosing. Per reveal: the CPU (thread time) Ann's app spends handling the reveal
-    message and drawing every frame until the next flip arrives (the message pump's own
-    overhead is not in it). Finer than the /proc figure of the SSH run and not inflated by other
+    message, the flow's steps after it (TableScreen.painted) and drawing every frame until the
+    next flip arrives, each counted once (a counted call inside another is the other's); the
+    message pump's own overhead is not in it, nor the output (a headless app writes nothing). Finer than the /proc figure of the SSH run and not inflated by other
     processes waiting for the CPU, but still slower on a loaded machine (caches)."""
     from textual.app import App
     from textual.screen import Screen as TextualScreen

@@ -206,3 +206,27 @@ async def test_kept_styles_follow_the_captain_the_focus_and_a_change_of_theme(tm
             app.theme = theme
             await pilot.pause()
             assert kept_styles_now_true(table) == [], theme
+
+
+async def test_the_parts_hidden_at_80x24_show_the_table_as_it_is_once_the_terminal_grows(tmp_path):
+    """At 80x24 the heaps, the table's facts and the totals are hidden and not worked out; a
+    terminal grown to 120x40 shows them for the table as it is now."""
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=11, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(6):
+            await step(pilot)
+        await pilot.pause()
+        table = table_of(app)
+        game = app.controller.game
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.pause()
+        totals = str(table.query_one("#totals").render())
+        assert all(name in totals for name in game.names)
+        assert str(table.query_one("#table-info").render()) == str(table.table_info())
+        assert table.query_one("#heaps").faces == table.heap_faces()
+        terminal = Terminal(app)
+        await step(pilot)
+        await pilot.pause()
+        assert terminal.differences() == []

@@ -368,9 +368,10 @@ class TableScreen(Screen):
             if panel.has_class("opponent"):
                 panel.grid.match_size()
         self.status_shown = self.status_text()
-        self.part("#heaps", Heaps).set_faces(self.heap_faces())
-        self.info_shown = self.table_info()
-        self.totals_shown = self.totals_text()
+        if not self.has_class("-small"):  # (hidden in the compact layout; apply_size draws them when it ends)
+            self.part("#heaps", Heaps).set_faces(self.heap_faces())
+            self.info_shown = self.table_info()
+            self.totals_shown = self.totals_text()
         self.prompt_shown = self.prompt_display()
         self.update_bindings()
 
