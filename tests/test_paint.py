@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
+from textual._styles_cache import StylesCache
 from textual.geometry import Offset, Region
 
 from autoplay import step, table_of
@@ -17,7 +18,7 @@ from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.lean_output import LeanStream
 from duckcover.app.remote import RemoteApp
 from duckcover.app.table.screen import TableScreen
-from duckcover.app.widgets.core import TableLog
+from duckcover.app.widgets.core import StaticLines, TableLog
 from duckcover.app.widgets.paint import LinePainter, LinesUpdate
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
@@ -25,6 +26,9 @@ from test_lean_output import screen_after
 from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 
 pytestmark = pytest.mark.keys
+# What the widgets keep between frames (Textual's line cache, our lines, shapes and styles).
+KEPT = ("_styles_cache", "_lines", "_drawn", "_shape", "_kept_styles")
+FRESH = {"_styles_cache": StylesCache, "_lines": StaticLines}
 
 
 class Terminal:
@@ -51,8 +55,19 @@ class Terminal:
         return {cell: what for cell, what in self.cells.items() if cell != "cursor"}
 
     def textual_draws(self) -> dict:
-        """The screen as Textual draws it whole, now."""
-        strips = self.app.screen._compositor.render_strips()
+        """The screen as Textual draws it whole, now, from nothing kept: every widget's kept
+        lines and styles are set aside for it (and put back), so a line kept wrongly shows."""
+        screen = self.app.screen
+        kept = {}
+        for widget in screen.walk_children(with_self=False):
+            kept[widget] = {name: widget.__dict__[name] for name in KEPT if name in widget.__dict__}
+            for name in kept[widget]:
+                widget.__dict__[name] = FRESH.get(name, lambda: None)()
+        try:
+            strips = screen._compositor.render_strips()
+        finally:
+            for widget, names in kept.items():
+                widget.__dict__.update(names)
         frame = "".join(f"\x1b[{y + 1};1H" + strip.render(self.console) for y, strip in enumerate(strips))
         return {cell: what for cell, what in screen_after(frame).items() if cell != "cursor"}
 

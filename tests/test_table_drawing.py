@@ -34,7 +34,7 @@ async def test_the_table_s_text_parts_are_redrawn_by_their_watchers_only_when_th
     """What the table shows are reactive attributes: a redraw that changes nothing updates no
     text part (no repaint, no layout), a new prompt updates the prompt alone, and a new main
     seat moves every panel to its seat in the new order."""
-    from textual.widgets import Static
+    from duckcover.app.widgets.core import TextStatic
 
     app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=1, speed="instant", lang="en",
                                 data_dir=tmp_path, stats=False, save=False))
@@ -46,8 +46,8 @@ async def test_the_table_s_text_parts_are_redrawn_by_their_watchers_only_when_th
                 break
         assert table is not None and table.chooser is not None
         updated: list[str | None] = []
-        update = Static.update
-        monkeypatch.setattr(Static, "update", lambda widget, *args, **kw: updated.append(widget.id) or update(widget, *args, **kw))
+        update = TextStatic.update  # (the four text parts)
+        monkeypatch.setattr(TextStatic, "update", lambda widget, *args, **kw: updated.append(widget.id) or update(widget, *args, **kw))
         table.refresh_table()
         assert updated == []
         table.set_prompt("Something new to do")

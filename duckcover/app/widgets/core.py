@@ -128,7 +128,8 @@ class DrawnByLines(KeptStyle):
         return self.__dict__.setdefault("_lines", StaticLines())  # (a refresh can come before __init__ ends)
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
-        self.lines_drawn.forget()
+        if not self.__dict__.pop("_renewed", False):  # (TextStatic.update renews the lines itself)
+            self.lines_drawn.forget()
         return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
@@ -283,6 +284,19 @@ class StaticLines:
     def forget(self) -> None:
         self.drawn = None
 
+    def renew(self, widget: Widget, text: Text) -> list[int] | None:
+        """Take `text` as the new content: the lines that differ from those drawn (their strips
+        are made again), or None if nothing is drawn to compare with (draw it all)."""
+        drawn = self.drawn
+        if drawn is None or drawn[0] != widget.outer_size:
+            return None
+        outer, base, width, lines, strips = drawn
+        new = static_lines(widget, text, width)
+        changed = [y for y in range(max(len(lines), len(new)))
+                   if y >= len(lines) or y >= len(new) or line_key(lines[y]) != line_key(new[y])]
+        self.drawn = (outer, base, width, new, {y: strip for y, strip in strips.items() if y not in changed})
+        return changed
+
     def line(self, widget: Widget, make_text: Callable[[], Text], y: int) -> Strip:
         """Line `y` of the text `make_text` returns (asked for only when the lines are made)."""
         drawn = self.drawn
@@ -297,6 +311,12 @@ class StaticLines:
         if strip is None:
             strip = strips[y] = static_strip(widget, *lines[y], base=base)
         return strip
+
+
+def line_key(line: tuple[Text, tuple[int, int]]) -> tuple:
+    """What a drawn line looks like (Text's own == leaves out its style) and where it starts."""
+    text, origin = line
+    return text.plain, text.style, text.spans, origin
 
 
 def static_strip(widget: Widget, line: Text, origin: tuple[int, int], base: Style) -> Strip:
@@ -349,8 +369,20 @@ class TextStatic(DrawnByLines, Static):
     Static draws it): the status line and the prompt."""
 
     def update(self, content="", *, layout: bool = True) -> None:
-        self._text = content if isinstance(content, Text) else None
-        super().update(content, layout=layout)  # (refreshes, which forgets the lines drawn)
+        """New content. Rich Text of a fixed size repaints only the lines that changed (the
+        prompt's three lines change one at a time), and Textual's own form of it (its Content)
+        is made only if something asks for it."""
+        text = content if isinstance(content, Text) else None
+        changed = self.lines_drawn.renew(self, text) if text is not None and not layout and self.is_mounted else None
+        self._text = text
+        if changed is None:
+            super().update(content, layout=layout)  # (refreshes, which forgets the lines drawn)
+            return
+        self._Static__content, self._Static__visual = content, None  # (Static's; `visual` makes it when asked)
+        if changed:
+            width = self.size.width
+            self._renewed = True
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
 
 
     def render_line(self, y: int) -> Strip:
