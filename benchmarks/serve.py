@@ -451,6 +451,7 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
     processes, from t0 to the end of their burst), and the PSS per player while at the tables."""
     tables = max(1, players // 4)
     latencies: list[float] = []
+    by_turn: dict[int, list[float]] = {}  # the same, by the turn of the run they were measured in
     reveal_ticks: list[int] = []
     last_seat_ticks: list[int] = []  # the same for the seat whose keys end the turn (its keys, then the reveal)
     with tempfile.TemporaryDirectory() as tmp:
@@ -465,7 +466,7 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
             pid_of = dict(zip((id(s) for group in groups for s in group), pids)) if len(pids) == tables * 4 else {}
 
             async def play(t: int, group: list[Session]) -> None:
-                for _ in range(turns):
+                for turn in range(turns):
                     for session in group:
                         session.key(FLIP)  # the Captain flips
                     await asyncio.gather(*(until_quiet(s, 0.5, 10) for s in group))
@@ -482,6 +483,7 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
                     ends = await asyncio.gather(*(until_quiet(s, 0.3, 10) for s in group))
                     if table_turns(data, f"h{t}") > before:
                         latencies.extend(end - start for end in ends)
+                        by_turn.setdefault(turn, []).extend(end - start for end in ends)
                         reveal_ticks.extend(cpu_ticks(pid) - was for pid, was in zip(onlookers, ticks))
                         if last:
                             last_seat_ticks.append(cpu_ticks(last) - last_ticks)
@@ -499,7 +501,7 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
             proc.send_signal(signal.SIGTERM)
             proc.wait(20)
     tick = 1000 / os.sysconf("SC_CLK_TCK")
-    return {"latencies": latencies, "pss_mb_per_player": pss_per_player,
+    return {"latencies": latencies, "by_turn": by_turn, "pss_mb_per_player": pss_per_player,
             "onlooker_cpu_ms_per_reveal": statistics.mean(reveal_ticks) * tick if reveal_ticks else float("nan"),
             "last_seat_cpu_ms_per_reveal": statistics.mean(last_seat_ticks) * tick if last_seat_ticks else float("nan"),
             "cpu_seconds": cpu}
@@ -649,6 +651,9 @@ def main() -> None:
               f"{figures['pss_mb_per_player']:.1f} MB (goal <= 35 MB); CPU of a client that chose earlier, "
               f"per reveal {figures['onlooker_cpu_ms_per_reveal']:.1f} ms (the seat whose keys end the turn: "
               f"{figures['last_seat_cpu_ms_per_reveal']:.1f} ms)", flush=True)
+        print("  by turn of the run, p50 / p95 ms: " + ", ".join(
+            f"{turn + 1}: {statistics.median(values) * 1000:.0f} / {percentile95(values)[0]:.0f}"
+            for turn, values in sorted(figures["by_turn"].items())), flush=True)
         cpu = figures["cpu_seconds"]
         print(f"  CPU while the tables played ({cpu['wall']:.1f} s wall): server {cpu['server']:.1f} s, "
               f"{tables * 4} clients {cpu['clients']:.1f} s, this benchmark {cpu['benchmark']:.1f} s", flush=True)
