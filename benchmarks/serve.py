@@ -9,7 +9,7 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
   shows, read through a terminal model, never on a sleep), then all tables play --ssh-turns
   turns at once, choosing by keys (Space, Tab, Enter): from the last seat's keys sent to the
   end of the output burst each terminal then receives (the reveal frame; nothing for 0.3 s
-  after it), p50 and p95 (goal <= 200 ms). Beside it, measured in the same run: the PSS per
+  after it), p50 and p95 (goal <= 200 ms), in all and by turn of the run. Beside it, measured in the same run: the PSS per
   player while at the tables (the client processes + the server's growth, shared out; goal
   <= 35 MB), the CPU a client that chose earlier spends on each reveal (its process's
   user + system time from the last seat's keys to the end of its burst, /proc ticks) and the
