@@ -31,14 +31,23 @@ from textual.widget import Widget
 
 
 class LinesUpdate(CompositorUpdate):
-    """Lines of widgets at their places on the screen: a cursor move, then the line."""
+    """Parts of widgets at their places on the screen, each line written as a cursor move, then
+    the line. The lines are drawn when the update is written: a headless app (the tests')
+    writes nothing, so it draws nothing (a later frame of Textual's draws them if it needs them)."""
 
-    def __init__(self, lines: list[tuple[int, int, Strip]]) -> None:
-        self.lines = sorted(lines, key=lambda line: (line[0], line[1]))
+    def __init__(self, parts: list[tuple[Widget, Region, Region]]) -> None:
+        self.parts = parts  # (a widget, its region on the screen, the part of it to draw)
+
+    def lines(self) -> list[tuple[int, int, Strip]]:
+        lines = []
+        for widget, region, crop in self.parts:
+            strips = widget.render_lines(crop)
+            lines.extend((region.y + crop.y + dy, region.x + crop.x, strip) for dy, strip in enumerate(strips))
+        return sorted(lines, key=lambda line: (line[0], line[1]))
 
     def render_segments(self, console) -> str:
         move = "\x1b[{};{}H".format
-        return "".join(move(y + 1, x + 1) + strip.render(console) for y, x, strip in self.lines)
+        return "".join(move(y + 1, x + 1) + strip.render(console) for y, x, strip in self.lines())
 
 
 class LinePainter:
@@ -127,7 +136,7 @@ class LinePainter:
         pending, self.pending = self.pending, {}
         places = self.places() if self.can_paint() else {}
         arranged = self.screen._compositor.widgets  # (not: hidden by display none, not yet placed)
-        lines: list[tuple[int, int, Strip]] = []
+        parts: list[tuple[Widget, Region, Region]] = []
         for widget, regions in pending.items():
             if places and widget not in arranged and not widget._layout_required:
                 self.forget_lines(widget, regions)  # not on the screen: drawn when it is placed again
@@ -138,12 +147,10 @@ class LinePainter:
                 Widget.refresh(widget, *(regions or ()))  # Textual's way (our overrides forgot their lines)
                 continue
             self.forget_lines(widget, regions)
-            for crop in self.crops(widget, regions):
-                strips = widget.render_lines(crop)
-                lines.extend((region.y + crop.y + dy, region.x + crop.x, strip) for dy, strip in enumerate(strips))
-        if lines:
+            parts.extend((widget, region, crop) for crop in self.crops(widget, regions))
+        if parts:
             self.painted += 1
-            self.screen.app._display(self.screen, LinesUpdate(lines))
+            self.screen.app._display(self.screen, LinesUpdate(parts))
 
     @staticmethod
     def crops(widget: Widget, regions: list[Region] | None) -> list[Region]:
