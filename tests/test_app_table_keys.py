@@ -209,6 +209,14 @@ async def test_a_cursor_move_draws_again_only_the_rows_of_cards_it_touches(tmp_p
             return real(y, size, base, width)
 
         grid._row_strips = counted
+        real_display = app._display  # a headless app writes nothing: write as a terminal's would
+
+        def display(screen, update):
+            if update is not None and hasattr(update, "render_segments"):
+                update.render_segments(app.console)
+            return real_display(screen, update)
+
+        app._display = display
         start, target = grid.cursor, grid.cycle_order()[0]
         await pilot.press("tab")
         await pilot.pause()
