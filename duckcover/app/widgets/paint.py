@@ -1,22 +1,25 @@
 """A table's changes drawn as lines, without Textual's frame (issue 22: 48 SSH players on 2 cores).
 
 Textual draws a change in steps: each refreshed widget posts messages (Prompt, Idle, Update) through
-its own message pump, the screen's update timer fires, and the compositor asks every widget the
-dirty regions' bounding box touches for its lines (a reveal dirties the status line at the top and
-the keys at the bottom, so: every widget), cuts them into chops and writes them. When a server
-message or a step of the flow changes the table, almost every part changes, and that machinery was
-about half of a guest's CPU per reveal.
+its own message pump, the screen's update timer fires (up to a 60th of a second later), and the
+compositor asks every widget the dirty regions' bounding box touches for its lines (a reveal dirties
+the status line at the top and the keys at the bottom, so: every widget), cuts them into chops and
+writes them. When a server message or a step of the flow changes the table, almost every part
+changes, and a guest paid that machinery on every reveal (docs/serve.md, round four).
 
-Inside `LinePainter.batch()`, a refresh of a widget drawn by lines (see `paints`) is only noted. When
-the batch ends, each noted widget that the screen shows whole and that nothing covers renders the
-lines that changed (through Textual's own line cache, so its styles apply and a later Textual frame
-finds them up to date), and they go out as one write through the app's output (the lean layer
-included). Anything else falls back to Textual's own refresh: a widget that needs a layout, one
-partly hidden or covered (a notification, a tooltip), a screen that is not on top, a screen waiting
-for a layout.
+A refresh of a widget drawn by lines (`DrawnByLines`, `GridWidget`, `TableLog` in widgets/core.py)
+is only noted by its screen's painter: inside `LinePainter.batch()` (a server message, a step of the
+flow, a bot's move) until the batch ends; outside one (a key, a focus or style change) until the
+callback that asked ends. Then each noted widget that the screen shows whole and that nothing covers
+has its changed lines drawn through Textual's own line cache (so its styles apply and a later
+Textual frame finds them current), and they go out as one write through the app's output (the
+lean layer included). Anything else falls back to Textual's own refresh: a widget that needs a
+layout, one partly hidden or covered (a notification, a tooltip), a screen that is not on top, a
+screen waiting for a layout.
 
 This leans on private names of Textual (the compositor's map, the widget's line cache), pinned
-exactly in pyproject.toml; tests/test_paint.py compares what it writes with Textual's own frame.
+exactly in pyproject.toml; tests/test_paint.py compares what a terminal shows with Textual's frame
+drawn from nothing kept.
 """
 from __future__ import annotations
 
