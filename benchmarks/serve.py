@@ -523,8 +523,9 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     table server; Ann chooses first, so when Ben's choice completes a turn she is a client that
     is not choosing. Per reveal: the CPU (thread time) Ann's app spends handling the reveal
     message, the flow's steps after it (TableScreen.painted) and drawing every frame until the
-    next flip arrives, each counted once (a counted call inside another is the other's); the
-    message pump's own overhead is not in it, nor the output (a headless app writes nothing). Finer than the /proc figure of the SSH run and not inflated by other
+    next flip arrives, each counted once (a counted call inside another is the other's), each
+    frame's text made as a terminal's app makes it (a headless app would skip it, and with it the
+    painter's drawing); the message pump's own overhead is not in it, nor the writing. Finer than the /proc figure of the SSH run and not inflated by other
     processes waiting for the CPU, but still slower on a loaded machine (caches)."""
     from textual.app import App
     from textual.screen import Screen as TextualScreen
@@ -572,8 +573,17 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
         setattr(cls, name, wrapper)
         return real
 
+    def written(app, screen, update) -> None:
+        """What a terminal's app does with a frame: its text made (a headless app returns before;
+        the painter's lines are drawn only then), the writing itself left out."""
+        if update is not None and hasattr(update, "render_segments"):
+            update.render_segments(app.console)
+        real_display(app, screen, update)
+
+    real_display = App._display
+    App._display = written
     watched: list = [None]
-    patched = [(RemoteTable, "receive", counted(RemoteTable, "receive", lambda s: s.send.__self__)),
+    patched = [(App, "_display", real_display), (RemoteTable, "receive", counted(RemoteTable, "receive", lambda s: s.send.__self__)),
                (TextualScreen, "_compositor_refresh", counted(TextualScreen, "_compositor_refresh", lambda s: s.app)),
                (App, "_display", counted(App, "_display", lambda a: a)),
                (TableScreen, "painted", counted(TableScreen, "painted", lambda s: s.app))]  # the flow's steps
@@ -596,7 +606,7 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
                     await ann.pause(0.05)
             await server.close()
     finally:
-        for cls, name, real in patched:
+        for cls, name, real in reversed(patched):  # (the first patch's original last)
             setattr(cls, name, real)
     if profiler is not None:
         profiler.dump_stats(profile_path)
