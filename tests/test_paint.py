@@ -221,6 +221,10 @@ async def test_kept_styles_follow_the_captain_the_focus_and_a_change_of_theme(tm
             app.theme = theme
             await pilot.pause()
             assert kept_styles_now_true(table) == [], theme
+        app.stylesheet = app.stylesheet.copy()  # as Textual's reload of changed CSS files does
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert kept_styles_now_true(table) == [], "a new style sheet"
 
 
 async def test_the_parts_hidden_at_80x24_show_the_table_as_it_is_once_the_terminal_grows(tmp_path):

@@ -94,7 +94,6 @@ class SeatTitle(DrawnByLines, Widget):
     def render(self) -> Text:
         return self.drawn or Text()
 
-
     def line(self, parts: tuple, width: int) -> Text:
         name, who, captain, stacks, now, total = parts
         tail = Text()
@@ -176,7 +175,6 @@ class Heaps(DrawnByLines, Widget):
                     line.append(" ")
                 line.append(row, style=Style(bold=True) if card or line is lines[0] else Style(dim=True))
         return Text("\n").join(lines)
-
 
 
 class TableScreen(Screen):

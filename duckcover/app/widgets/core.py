@@ -86,7 +86,8 @@ def count_style_changes(app) -> None:
     knows when the styles it kept may have changed."""
     stylesheet = app.stylesheet
     apply = stylesheet.apply
-    app.style_changes = 0
+    app.style_changes = getattr(app, "style_changes", 0) + 1
+    app.counted_stylesheet = stylesheet
 
     def counted(*args, **kwargs):
         app.style_changes += 1
@@ -103,7 +104,11 @@ class KeptStyle:
     changes them.) In an app that does not count, as Textual does: every time."""
 
     def _kept_style(self) -> tuple:
-        changes = getattr(self.app, "style_changes", None)
+        app = self.app
+        changes = getattr(app, "style_changes", None)
+        if changes is not None and app.stylesheet is not app.counted_stylesheet:
+            count_style_changes(app)  # a new style sheet (Textual's reload of changed CSS files)
+            changes = app.style_changes
         kept = self.__dict__.get("_kept_styles")
         if kept is None or kept[0] != changes or changes is None:
             kept = self._kept_styles = (changes, Widget.rich_style.fget(self), Widget.background_colors.fget(self))

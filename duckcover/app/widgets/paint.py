@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from textual._compositor import CompositorUpdate
+from textual.dom import NoScreen
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -185,6 +186,6 @@ def painter_takes(widget: Widget, regions: tuple[Region, ...], kwargs: dict) -> 
         return False
     try:
         painter = getattr(widget.screen, "painter", None)
-    except Exception:  # noqa: BLE001 - (NoScreen: not on a screen yet)
+    except NoScreen:  # (not on a screen yet)
         return False
     return painter is not None and painter.take(widget, regions, **kwargs)
