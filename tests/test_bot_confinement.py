@@ -71,7 +71,8 @@ def attempt(label, action):
 
 # Reads the game's memory through /proc/<game>/mem and finds the round's deck: a Python list
 # of small ints is an array of pointers to the interpreter's static ints, whose place in the
-# game's process follows from the same binary's mapping there. 74 of 74 flips without walls.
+# game's process follows from the same binary's mapping there. Without walls it knows every
+# flip once a round has shown a few (in a fresh process, all of them).
 MEMORY_THIEF = """
 def mapping_of(maps_text, address):
     for line in maps_text.splitlines():
@@ -92,7 +93,7 @@ def game_small_ints(game):
 def find_deck(seen, full):
     game = os.getppid()
     base, stride, length = game_small_ints(game), id(1) - id(0), sum(full.values())
-    pattern = b"".join(struct.pack("<Q", base + stride * c) for c in seen[:2])
+    pattern = b"".join(struct.pack("<Q", base + stride * c) for c in seen[:4])
     with open(f"/proc/{game}/mem", "rb", 0) as mem:
         for line in open(f"/proc/{game}/maps").read().splitlines():
             parts = line.split()
@@ -120,18 +121,22 @@ def find_deck(seen, full):
 
 class Evil(PassiveBot):
     decks = {}
+    denied = False
 
     def observe(self, view, turn):
         seen = [f for t in view.history for f in t.flips]
-        if view.round_index not in self.decks:
+        deck = self.decks.get(view.round_index)
+        # After a flip or two many lists in the game's memory fit (other games' decks, freed but
+        # not yet overwritten): a guess the next flip belies sends the thief searching again.
+        mislead = deck is None or deck[:len(seen)] != seen
+        if not self.denied and mislead and len(seen) < len(view.rules.deck()):
             try:
-                self.decks[view.round_index] = find_deck(seen, Counter(view.rules.deck()))
-                print("memory", "ok" if self.decks[view.round_index] else "not found")
+                deck = self.decks[view.round_index] = find_deck(seen, Counter(view.rules.deck()))
+                print("memory", "ok" if deck else "not found")
             except OSError as err:
-                self.decks[view.round_index] = None
+                self.denied = True
                 print("memory denied", err.errno)
-        deck = self.decks[view.round_index]
-        if deck is not None and len(seen) < len(deck):
+        if deck is not None and len(seen) < len(deck) and deck[:len(seen)] == seen:
             guess = deck[len(seen)]
         else:  # chance: the most frequent card left
             left = Counter(view.rules.deck()) - Counter(seen)
@@ -320,15 +325,16 @@ def test_a_bot_cannot_read_the_other_bots_pending_move_through_the_game(tmp_path
 
 
 # --- the deal stays unknown -----------------------------------------------------------------------
-def flip_predictions(game, output: str):
-    """Hits of the bot's printed guesses of the next flip, and the hits chance would give."""
+def flip_predictions(game, output: str, from_flip: int = 0):
+    """Hits of the bot's printed guesses of the next flip (once a round has shown `from_flip`
+    flips), and the hits chance would give."""
     hits, mean, var, count = 0, 0.0, 0.0, 0
     for line in output.splitlines():
         if not line.startswith("P "):
             continue
         _, r, k, guess = line.split()
         deck = game.rounds[int(r)].deck
-        if int(k) >= len(deck):
+        if int(k) < from_flip or int(k) >= len(deck):
             continue  # past the deck: a reshuffle's order is another question
         left = Counter(deck[int(k):])
         p = left[int(guess)] / sum(left.values())
@@ -352,7 +358,11 @@ def test_without_walls_the_same_thief_reads_every_flip(tmp_path):
     game, _, output, _ = run_attack(tmp_path, HEADER + MEMORY_THIEF, protections=UNWALLED, limit=HONEST_LIMIT)
     hits, mean, var, count = flip_predictions(game, output)
     assert "memory ok" in output
-    assert hits >= count - 3 and hits > mean + 10 * var**0.5, (hits, mean, count)
+    assert hits > mean + 10 * var**0.5, (hits, mean, count)
+    # The first flips of a round may match stale decks (a long test process holds many);
+    # once a round has shown four, the thief knows each next flip.
+    late_hits, _, _, late_count = flip_predictions(game, output, from_flip=4)
+    assert late_hits == late_count > 40, (late_hits, late_count)
 
 
 @needs_walls
