@@ -147,8 +147,8 @@ async def test_a_notification_over_the_log_hands_its_lines_to_textual_and_the_te
         with table.painter.batch():
             for number in range(6):
                 log.write(Text(f"line {number} under the notice"))
+        await pilot.pause()  # (a batch's changes are drawn after the screen's queued steps)
         assert table.painter.fell_back == fell_back + 1  # covered: Textual draws it
-        await pilot.pause()
         await pilot.pause()
         assert terminal.differences() == []
         app.clear_notifications()
@@ -156,8 +156,8 @@ async def test_a_notification_over_the_log_hands_its_lines_to_textual_and_the_te
         await pilot.pause()
         with table.painter.batch():
             log.write(Text("and one more in the open"))
-        assert table.painter.fell_back == fell_back + 1  # in the open again: drawn as lines
         await pilot.pause()
+        assert table.painter.fell_back == fell_back + 1  # in the open again: drawn as lines
         assert terminal.differences() == []
 
 
@@ -170,12 +170,16 @@ async def test_a_refresh_with_a_layout_is_textuals_and_one_outside_a_batch_is_dr
         table = table_of(app)
         log = table.query_one(TableLog)
         painter: LinePainter = table.painter
+        painted = painter.painted
         with painter.batch():
             assert not painter.take(log, (), layout=True)
             assert not painter.take(log, (), repaint=False)
             assert painter.take(log, ())
             assert painter.pending == {log: None}
-        assert painter.pending == {}
+            table.later(lambda: log.write(Text("a step queued in the batch")), 0)
+        assert painter.pending == {log: None}  # drawn after the steps queued on the screen...
+        await pilot.pause()
+        assert painter.pending == {} and painter.painted == painted + 1  # ...with them, in one write
         painted = painter.painted
         log.write(Text("a line written outside a batch"))  # (as a key's handler would)
         assert log in painter.pending and painter.painted == painted

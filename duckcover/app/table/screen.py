@@ -225,6 +225,8 @@ class TableScreen(Screen):
         self._bindings_key = None
         self.glyphs = glyphs()
         self.painter = LinePainter(self)  # what the flow's steps change, drawn as lines (widgets/paint.py)
+        self.keys_stale = True  # the bindings changed since the key bar read them
+        self.painter.before_flush.append(self.keys_now)
 
     # --- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -372,6 +374,17 @@ class TableScreen(Screen):
             self.totals_shown = self.totals_text()
         self.prompt_shown = self.prompt_display()
         self.update_bindings()
+
+    def refresh_bindings(self) -> None:
+        """The key bar reads the keys once, when the painter writes next or when Textual's
+        signal calls it, whichever is first (a reveal refreshed the bindings four times)."""
+        self.keys_stale = True
+        super().refresh_bindings()
+
+    def keys_now(self) -> None:
+        if self.keys_stale:
+            self.keys_stale = False
+            self.query_one(KeyBar).keys_changed()
 
     def update_bindings(self) -> None:
         """Refresh the footer only when what the keys can do has changed."""

@@ -170,7 +170,16 @@ class KeyBar(DrawnByLines, Widget):
         self.drawn_bindings: list[tuple[Binding, bool]] = []  # ... and their bindings
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.keys_changed())
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_updated)
+
+    def bindings_updated(self, screen) -> None:
+        """Textual's signal, a callback after the change: the table's painter may have read
+        the keys for its write already (TableScreen.keys_now)."""
+        keys_now = getattr(screen, "keys_now", None)
+        if keys_now is not None:
+            keys_now()
+        else:
+            self.keys_changed()
 
     def keys_changed(self) -> None:
         """Repaint only if the keys shown changed (the table refreshes its bindings at every

@@ -64,17 +64,35 @@ class LinePainter:
         self.pending: dict[Widget, list[Region] | None] = {}  # widget -> dirty regions (None: whole)
         self._plan: tuple[object, dict[Widget, Region]] | None = None
         self.flush_asked = False  # a flush waits for the end of the callback that refreshed
+        self.flush_queued = False  # a flush waits for the steps queued on the screen
+        self.before_flush: list = []  # work done once per write, not at each change (the key bar)
         self.painted = self.fell_back = 0  # frames drawn here / refreshes handed to Textual (tests, benchmarks)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
+        """Changes noted until the batch ends; then drawn after the steps the screen has queued
+        by then (a reveal's pause at speed instant, the step after it): one write, not three."""
         self.depth += 1
         try:
             yield
         finally:
             self.depth -= 1
             if not self.depth and self.pending:
+                self.flush_after_queued()
+
+    def flush_after_queued(self) -> None:
+        """Flush once the screen's message queue has run what is in it now (Textual's call_later
+        posts to the end of it). Lines the server sends together are read without a pause in
+        between, so they join the same write too."""
+        if not self.flush_queued:
+            self.flush_queued = self.screen.call_later(self.flush_queued_now)
+            if not self.flush_queued:  # (the screen is not running)
                 self.flush()
+
+    def flush_queued_now(self) -> None:
+        self.flush_queued = False
+        if self.pending and not self.depth:
+            self.flush()
 
     def take(self, widget: Widget, regions: tuple[Region, ...], repaint: bool = True, layout: bool = False,
              recompose: bool = False) -> bool:
@@ -137,6 +155,12 @@ class LinePainter:
                 and not screen._scroll_required and not screen._recompose_required)
 
     def flush(self) -> None:
+        self.depth += 1  # (what the hooks refresh joins this write)
+        try:
+            for hook in self.before_flush:
+                hook()
+        finally:
+            self.depth -= 1
         pending, self.pending = self.pending, {}
         places = self.places() if self.can_paint() else {}
         arranged = self.screen._compositor.widgets  # (not: hidden by display none, not yet placed)
