@@ -18,7 +18,7 @@ from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.lean_output import LeanStream
 from duckcover.app.remote import RemoteApp
 from duckcover.app.table.screen import TableScreen
-from duckcover.app.widgets.core import StaticLines, TableLog
+from duckcover.app.widgets.core import KeptStyle, StaticLines, TableLog
 from duckcover.app.widgets.paint import LinePainter, LinesUpdate
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
@@ -27,7 +27,7 @@ from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 
 pytestmark = pytest.mark.keys
 # What the widgets keep between frames (Textual's line cache, our lines, shapes and styles).
-KEPT = ("_styles_cache", "_lines", "_drawn", "_shape", "_kept_styles")
+KEPT = ("_styles_cache", "_lines", "_drawn", "_shape", "_kept_styles", "_line_plan")
 FRESH = {"_styles_cache": StylesCache, "_lines": StaticLines}
 
 
@@ -63,9 +63,11 @@ class Terminal:
             kept[widget] = {name: widget.__dict__[name] for name in KEPT if name in widget.__dict__}
             for name in kept[widget]:
                 widget.__dict__[name] = FRESH.get(name, lambda: None)()
+        KeptStyle.LEAN_LINES = False  # Textual's own StylesCache draws every line
         try:
             strips = screen._compositor.render_strips()
         finally:
+            KeptStyle.LEAN_LINES = True
             for widget, names in kept.items():
                 widget.__dict__.update(names)
         frame = "".join(f"\x1b[{y + 1};1H" + strip.render(self.console) for y, strip in enumerate(strips))

@@ -27,10 +27,15 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from typing import NamedTuple
+
+from textual._border import get_box
 from textual._compositor import CompositorUpdate
+from textual._segment_tools import line_pad
 from textual.dom import NoScreen
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 
@@ -213,3 +218,71 @@ def painter_takes(widget: Widget, regions: tuple[Region, ...], kwargs: dict) -> 
     except NoScreen:  # (not on a screen yet)
         return False
     return painter is not None and painter.take(widget, regions, **kwargs)
+
+
+class LinePlan(NamedTuple):
+    """What Textual's StylesCache works out for every line it draws, worked out once per change
+    of the widget's styles or size (widgets.core.KeptStyle keeps it)."""
+
+    width: int
+    content_width: int
+    pad_left: int
+    pad_right: int
+    fill: object  # the Rich style of padding and of a short line's rest
+    left: object | None  # the left border's segment, if it has one
+    right: object | None
+    background: object  # the widget's background Color (the filters blend with it)
+
+
+def line_plan(widget: Widget) -> LinePlan | None:
+    """The plan of a widget whose lines are its content padded left and right and between side
+    borders at most: no top or bottom gutter, outline, tint, opacity, hatch, border title or
+    link. None for any other (Textual's StylesCache draws it)."""
+    styles = widget.styles
+    (top, _), (right, right_color), (bottom, _), (left, left_color) = styles.border
+    pad_top, pad_right, pad_bottom, pad_left = styles.padding
+    if (top or bottom or pad_top or pad_bottom or any(edge for edge, _ in styles.outline)
+            or styles.tint.a or styles.text_opacity != 1.0 or widget.opacity != 1.0
+            or (styles.has_rule("hatch") and styles.hatch != "none")
+            or widget._border_title is not None or widget._border_subtitle is not None
+            or widget.hover_style._link_id):
+        return None
+    width = widget.outer_size.width
+    base_background, background = widget.background_colors
+    inner, outer = widget._styles_cache.get_inner_outer(base_background, background)
+    side = {}
+    for name, edge, color, at in (("left", left, left_color, 0), ("right", right, right_color, 2)):
+        side[name] = get_box(edge, inner, outer, Style(foreground=base_background + color))[1][at] if edge else None
+    content_width = width - pad_left - pad_right - (left != "") - (right != "")
+    return LinePlan(width, content_width, pad_left, pad_right, inner.rich_style, side["left"], side["right"],
+                    background)
+
+
+def lean_lines(widget: Widget, plan: LinePlan, crop: Region) -> list[Strip]:
+    """Widget.render_lines for a widget with a plan: Textual's StylesCache.render_widget and
+    render_line less what the plan rules out, with the same line cache (so a refresh's dirty
+    lines, the painter's forget_lines and a Textual frame all see the same lines)."""
+    cache = widget._styles_cache
+    if plan.width != cache._width:
+        cache.clear()
+        cache._width = plan.width
+    lines, dirty = cache._cache, cache._dirty_lines
+    filters = widget.app.get_line_filters()
+    strips = []
+    for y in crop.line_range:
+        strip = lines.get(y)
+        if strip is None or y in dirty:
+            line = widget.render_line(y).adjust_cell_length(plan.content_width, plan.fill)
+            if plan.pad_left or plan.pad_right:
+                line = line_pad(line, plan.pad_left, plan.pad_right, plan.fill)
+            if plan.left is not None or plan.right is not None:
+                line = [*([plan.left] if plan.left else ()), *line, *([plan.right] if plan.right else ())]
+            strip = lines[y] = Strip(line, plan.width)
+        for line_filter in filters:
+            strip = strip.apply_filter(line_filter, plan.background)
+        strips.append(strip)
+    dirty.difference_update(crop.line_range)
+    if crop.column_span != (0, plan.width):
+        x1, x2 = crop.column_span
+        strips = [strip.crop(x1, x2) for strip in strips]
+    return strips
