@@ -1,5 +1,7 @@
 """The lean output sends fewer bytes for the same picture: every character is drawn with the
 style Textual gave it, and everything else Textual writes goes out unchanged."""
+import os
+
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.color import Color
@@ -194,3 +196,26 @@ def test_the_driver_forgets_the_screen_when_told_the_terminal_was_resized():
     driver.forget_screen()
     driver.write(frame)
     assert ["Duck" in written for written in driver.written] == [True, False, True]
+
+
+def test_a_direct_driver_writes_every_frame_itself_in_order_and_a_closed_terminal_ends_nothing():
+    """The SSH guest's driver writes from the app's thread (RemoteApp sets `direct`): the
+    frames reach the terminal whole and in order, without Textual's writer thread (Recorder's
+    write, the thread's path, is never called); once the terminal is gone, writing is a no-op."""
+    read_end, write_end = os.pipe()
+    driver = lean_driver(Recorder)()
+    driver.direct = True
+    driver._file = os.fdopen(write_end, "w")
+    frames = [f"\x1b[1;1H\x1b[48;5;{n}m{word * 400}\x1b[0m" for n, word in enumerate(("duck ", "swan ", "teal "), 1)]
+    for frame in frames:
+        driver.write(frame)
+    received = os.read(read_end, 1 << 16).decode()
+    assert driver.written == []
+    assert [received.count(word) for word in ("duck", "swan", "teal")] == [400, 400, 400]
+    assert received.index("duck") < received.index("swan") < received.index("teal")
+    assert screen_after(received) == screen_after(frames[-1])  # the last frame is what shows
+    os.close(read_end)  # the session ended
+    driver.write(frames[0])  # EPIPE: taken, nothing raised
+    driver.write(frames[1])
+    assert driver.written == []
+    driver._file.close()

@@ -11,6 +11,7 @@ before it, so the picture is always the one Textual meant.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from rich.cells import cell_len
@@ -279,9 +280,32 @@ def lean_driver(base: type) -> type:
     """`base` (a Textual driver class) writing through a LeanStream."""
 
     class LeanDriver(base):
+        # Write from the app's own thread, not Textual's writer thread (set for the SSH guest's
+        # client, which shares 2 cores with 47 others: a frame handed to another thread goes out
+        # only when that thread is scheduled and gets the interpreter's lock, a second wait).
+        direct = False
+
         def write(self, data: str) -> None:
             stream = self.__dict__.setdefault("_lean", LeanStream())
-            super().write(stream.lean(data))
+            text = stream.lean(data)
+            if self.direct:
+                self.write_now(text)
+            else:
+                super().write(text)
+
+        def write_now(self, text: str) -> None:
+            """Every write of a direct driver goes here from its first (the writer thread never
+            holds one, so the order is kept). A terminal that cannot take it blocks the app, as
+            the writer thread's full queue would; a closed one (the session ended) takes nothing."""
+            if self.__dict__.get("_closed"):
+                return
+            data = memoryview(text.encode("utf-8", "replace"))
+            try:
+                fd = self._file.fileno()
+                while data:
+                    data = data[os.write(fd, data):]
+            except (OSError, ValueError):
+                self._closed = True
 
         def forget_screen(self) -> None:
             """The terminal was resized (it may have redrawn): send the next frame whole."""

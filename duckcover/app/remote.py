@@ -285,6 +285,12 @@ class RemoteApp(DuckCoverApp):
     def _print_error_renderables(self) -> None:
         self._exit_renderables.clear()  # the guest sees one line (main), never a traceback
 
+    def get_driver_class(self):
+        driver = super().get_driver_class()
+        if hasattr(driver, "direct"):  # (the lean driver, a class of its own per app)
+            driver.direct = True  # frames written from the app's thread (lean_output.lean_driver)
+        return driver
+
     def on_mount(self) -> None:
         self.title = t("app.title")
         self.apply_theme()
