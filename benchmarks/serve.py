@@ -8,13 +8,14 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
   (its host creates it, three guests join it; every step waits on what the session's screen
   shows, read through a terminal model, never on a sleep), then all tables play --ssh-turns
   turns at once, choosing by keys (Space, Tab, Enter): from the last seat's keys sent to the
-  end of the output burst each terminal then receives (the reveal frame; nothing for 0.3 s
-  after it), p50 and p95 (goal <= 200 ms), in all and by turn of the run. Beside it, measured in the same run: the PSS per
+  end of the output burst each terminal then receives (the reveal frame: its first bytes
+  waited for, up to 5 s, then nothing for 0.3 s after it), p50 and p95 (goal <= 200 ms), in
+  all and by turn of the run. Beside it, measured in the same run: the PSS per
   player while at the tables (the client processes + the server's growth, shared out; goal
   <= 35 MB), the CPU a client that chose earlier spends on each reveal (its process's
   user + system time from the last seat's keys to the end of its burst, /proc ticks) and the
-  same for the seat whose keys end the turn, and the CPU of the server, the clients and this
-  benchmark while the tables played.
+  same for the seat whose keys end the turn (and both together by turn of the run), and the
+  CPU of the server, the clients and this benchmark while the tables played.
 - launch (not with --reveal-only): a local `duckcover play --bots 3` in a pty at 120x40, from
   spawn to its first table frame, median of --runs; next to it, over SSH (pty 120x40): connect
   -> lobby on screen, and join (the key) -> first table frame. Ratio = connect->lobby / local
