@@ -382,9 +382,9 @@ class TableScreen(Screen):
         super().refresh_bindings()
 
     def keys_now(self) -> None:
-        if self.keys_stale:
+        if self.keys_stale and self.is_mounted:
             self.keys_stale = False
-            self.query_one(KeyBar).keys_changed()
+            self.part("KeyBar", KeyBar).keys_changed()
 
     def update_bindings(self) -> None:
         """Refresh the footer only when what the keys can do has changed."""

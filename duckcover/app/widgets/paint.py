@@ -9,29 +9,35 @@ changes, and a guest paid that machinery on every reveal (docs/serve.md, round f
 
 A refresh of a widget drawn by lines (`DrawnByLines`, `GridWidget`, `TableLog` in widgets/core.py)
 is only noted by its screen's painter: inside `LinePainter.batch()` (a server message, a step of the
-flow, a bot's move) until the batch ends; outside one (a key, a focus or style change) until the
-callback that asked ends. Then each noted widget that the screen shows whole and that nothing covers
-has its changed lines drawn through Textual's own line cache (so its styles apply and a later
-Textual frame finds them current), and they go out as one write through the app's output (the
-lean layer included). Anything else falls back to Textual's own refresh: a widget that needs a
+flow, a bot's move) until the batch ends and the steps the screen queued meanwhile have run (a
+reveal and the step after its pause are one write); outside one (a key, a focus or style change)
+until the callback that asked ends. Then each noted widget that the screen shows whole and that
+nothing covers has its changed lines drawn through Textual's own line cache (so its styles apply
+and a later Textual frame finds them current), and they go out as one write through the app's
+output (the lean layer included). Anything else falls back to Textual's own refresh: a widget that needs a
 layout, one partly hidden or covered (a notification, a tooltip), a screen that is not on top, a
 screen waiting for a layout.
 
+`lean_lines` draws the lines of a widget with no top or bottom gutter, outline, tint or opacity
+(every table part at 80x24) as Textual's StylesCache would, without its per-call work.
+
 This leans on private names of Textual (the compositor's map, the widget's line cache), pinned
 exactly in pyproject.toml; tests/test_paint.py compares what a terminal shows with Textual's frame
-drawn from nothing kept.
+drawn from nothing kept, by Textual's own StylesCache.
 """
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
-
 from typing import NamedTuple
 
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual._border import get_box
 from textual._compositor import CompositorUpdate
 from textual._segment_tools import line_pad
+from textual.color import Color
 from textual.dom import NoScreen
 from textual.geometry import Region
 from textual.strip import Strip
@@ -228,10 +234,10 @@ class LinePlan(NamedTuple):
     content_width: int
     pad_left: int
     pad_right: int
-    fill: object  # the Rich style of padding and of a short line's rest
-    left: object | None  # the left border's segment, if it has one
-    right: object | None
-    background: object  # the widget's background Color (the filters blend with it)
+    fill: RichStyle  # the style of padding and of a short line's rest
+    left: Segment | None  # the left border's segment, if it has one
+    right: Segment | None
+    background: Color  # the widget's background (the filters blend with it)
 
 
 def line_plan(widget: Widget) -> LinePlan | None:
@@ -275,8 +281,10 @@ def lean_lines(widget: Widget, plan: LinePlan, crop: Region) -> list[Strip]:
             line = widget.render_line(y).adjust_cell_length(plan.content_width, plan.fill)
             if plan.pad_left or plan.pad_right:
                 line = line_pad(line, plan.pad_left, plan.pad_right, plan.fill)
-            if plan.left is not None or plan.right is not None:
-                line = [*([plan.left] if plan.left else ()), *line, *([plan.right] if plan.right else ())]
+            if plan.left is not None:
+                line = [plan.left, *line]
+            if plan.right is not None:
+                line = [*line, plan.right]
             strip = lines[y] = Strip(line, plan.width)
         for line_filter in filters:
             strip = strip.apply_filter(line_filter, plan.background)
