@@ -18,7 +18,7 @@ from duckcover.app import AppOptions, create_app, quick_seats
 from duckcover.app.lean_output import LeanStream
 from duckcover.app.remote import RemoteApp
 from duckcover.app.table.screen import TableScreen
-from duckcover.app.widgets.core import KeptStyle, StaticLines, TableLog
+from duckcover.app.widgets.core import KeptStyle, KeyBar, StaticLines, TableLog
 from duckcover.app.widgets.paint import LinePainter, LinesUpdate
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
@@ -187,6 +187,31 @@ async def test_a_refresh_with_a_layout_is_textuals_and_one_outside_a_batch_is_dr
         assert log in painter.pending and painter.painted == painted
         await pilot.pause()
         assert painter.pending == {} and painter.painted == painted + 1
+
+
+async def test_the_key_bar_reads_the_keys_once_for_a_write_however_often_the_bindings_change(tmp_path):
+    """A reveal refreshed the bindings four times and the key bar read the screen's bindings at
+    each (Textual's signal, then again); now once, by whichever comes first: the painter's write
+    or the signal's callback."""
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await step(pilot)
+        await pilot.pause()
+        table = table_of(app)
+        bar = table.query_one(KeyBar)
+        reads = []
+        real = bar.keys_changed
+        bar.keys_changed = lambda: (reads.append(1), real())[1]
+        with table.painter.batch():
+            for _ in range(4):
+                table.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert reads == [1]
+        table.refresh_bindings()  # outside a batch (a focus change): the signal's callback reads them
+        await pilot.pause()
+        assert reads == [1, 1]
 
 
 def test_crops_are_the_widgets_lines_each_once_in_its_own_coordinates():
