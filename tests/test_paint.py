@@ -82,6 +82,18 @@ class Terminal:
                 f"Textual draws {''.join(drawn.get((x, y), ('?',))[0] for x in range(width))!r}" for y in rows]
 
 
+def connie_and_two_bots(tmp_path):
+    return create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
+                                 data_dir=tmp_path, stats=False))
+
+
+async def first_step(pilot) -> TableScreen:
+    """The table after the game's first step, drawn."""
+    await step(pilot)
+    await pilot.pause()
+    return table_of(pilot.app)
+
+
 async def test_a_local_round_shows_on_the_terminal_what_textual_draws_after_every_step(tmp_path):
     """A whole round and the start of the next (the scorepad closing repaints the table), at
     120x40 where every part is shown (80x24: the guest's test below)."""
@@ -134,13 +146,10 @@ async def test_a_guest_who_is_not_choosing_sees_what_textual_draws_after_every_s
 
 
 async def test_a_notification_over_the_log_hands_its_lines_to_textual_and_the_terminal_stays_right(tmp_path):
-    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
-                                data_dir=tmp_path, stats=False))
+    app = connie_and_two_bots(tmp_path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:  # (tests have no toasts by default)
         terminal = Terminal(app)
-        await step(pilot)
-        await pilot.pause()
-        table = table_of(app)
+        table = await first_step(pilot)
         log = table.query_one(TableLog)
         app.notify("A notice that covers the log", timeout=30)
         await pilot.pause()
@@ -164,12 +173,9 @@ async def test_a_notification_over_the_log_hands_its_lines_to_textual_and_the_te
 
 
 async def test_a_refresh_with_a_layout_is_textuals_and_one_outside_a_batch_is_drawn_when_its_callback_ends(tmp_path):
-    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
-                                data_dir=tmp_path, stats=False))
+    app = connie_and_two_bots(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await step(pilot)
-        await pilot.pause()
-        table = table_of(app)
+        table = await first_step(pilot)
         log = table.query_one(TableLog)
         painter: LinePainter = table.painter
         painted = painter.painted
@@ -193,12 +199,9 @@ async def test_the_key_bar_reads_the_keys_once_for_a_write_however_often_the_bin
     """A reveal refreshed the bindings four times and the key bar read the screen's bindings at
     each (Textual's signal, then again); now once, by whichever comes first: the painter's write
     or the signal's callback."""
-    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=3, speed="instant", lang="en",
-                                data_dir=tmp_path, stats=False))
+    app = connie_and_two_bots(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await step(pilot)
-        await pilot.pause()
-        table = table_of(app)
+        table = await first_step(pilot)
         bar = table.query_one(KeyBar)
         reads = []
         real = bar.keys_changed
