@@ -62,9 +62,9 @@ SIZE = (120, 40)
 # A player's keys for a turn: Space flips when Captain; Tab takes the cursor to the first
 # legal cell and Enter plays it, twice (when a Max ties, the first pair picks the card). Once
 # chosen, the second pair rings the bell and shows the "keys work again at the next question"
-# hint: work the seat whose keys end the turn does beside its reveal. (Until 2026-12 this was a blind ten-key sequence of arrows and
-# Enters: seven keys a player never presses, each handled by the terminal's client process
-# while every table revealed.)
+# hint: work the seat whose keys end the turn does beside its reveal. (Until 2026-12 this was a
+# blind ten-key sequence of arrows and Enters: seven keys a player never presses, each handled
+# by the terminal's client process while every table revealed.)
 FLIP, CHOOSE = b" ", b"\t\r\t\r"
 
 
