@@ -382,6 +382,48 @@ async def test_65536_columns_or_rows_and_a_nul_in_term_leak_no_descriptor(served
     assert server_children(proc.pid) == []
 
 
+WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}.get(os.uname().machine)
+
+
+def blocked_writing(pid: int) -> bool:
+    """The process's main thread waits in write(2) on its terminal (fd 1 or 2)."""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == str(WRITE_SYSCALL) and int(fields[1], 16) in (1, 2)
+
+
+@linux_only
+@pytest.mark.skipif(WRITE_SYSCALL is None, reason=f"write(2)'s number on {os.uname().machine} is not known here")
+async def test_a_guest_who_stops_reading_stalls_only_its_own_client_which_ends_with_the_session(served):
+    """The guest's client writes its frames itself (lean_output's direct driver): a peer that
+    never reads stalls that client in write(2) once the SSH window and the pty are full. The
+    server still serves everyone else, and the stalled client ends when the session does."""
+    proc, port, _ = served
+    conn = await connect(port, user="stall")
+    process = await game_session(conn, size=(MAX_COLUMNS, MAX_ROWS))
+    seen = bytearray()
+    await read_until(process.stdout, b"Tables on this server", seen)
+    client = await only_client(proc.pid)
+    for n in range(120):  # each resize: a whole new frame of 500x200, never read
+        if blocked_writing(client):
+            break
+        process.change_terminal_size(MAX_COLUMNS - n % 2, MAX_ROWS)
+        await asyncio.sleep(sshfront.RESIZE_DELAY * 1.4)  # (closer resizes reach the client as one)
+    assert blocked_writing(client), "the client never filled its terminal"
+    async with await connect(port, user="other") as other:
+        lobby = await game_session(other)
+        await read_until(lobby.stdout, b"Tables on this server", bytearray())
+        lobby.close()
+    conn.close()
+    deadline = time.monotonic() + 15
+    while client in server_children(proc.pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert client not in server_children(proc.pid)
+    assert not Path(f"/proc/{client}").exists() or "Z" in Path(f"/proc/{client}/stat").read_text().split()[2]
+
+
 async def test_300_idle_sockets_from_one_address_do_not_keep_another_out(served):
     _, port, _ = served
     idle = []
