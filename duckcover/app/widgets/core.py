@@ -101,7 +101,10 @@ class KeptStyle:
     styles (see count_style_changes). Textual walks the styles of every ancestor for each, and
     asks for them on every repaint of the widget: a third of the drawing of a seat title or the
     status line. (Our code sets only sizes inline, never a colour, so only the style sheet
-    changes them.) In an app that does not count, as Textual does: every time."""
+    changes them.) In an app that does not count, as Textual does: every time.
+
+    The widgets that keep their styles are the table's drawn-by-lines parts: their refreshes go
+    through the screen's painter, and their lines through `lean_lines` (widgets/paint.py)."""
 
     def _kept_style(self) -> tuple:
         app = self.app
@@ -117,6 +120,11 @@ class KeptStyle:
     @property
     def rich_style(self) -> Style:
         return self._kept_style()[1]
+
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        """Through the screen's painter (widgets/paint.py) when it draws the change as lines;
+        otherwise Textual's. (A subclass forgets what it drew, then calls this.)"""
+        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
 
     LEAN_LINES = True  # (tests/test_paint.py turns it off to compare with Textual's own drawing)
 
@@ -148,7 +156,7 @@ class DrawnByLines(KeptStyle):
     def refresh(self, *regions: Region, **kwargs) -> Widget:
         if not self.__dict__.pop("_renewed", False):  # (TextStatic.update renews the lines itself)
             self.lines_drawn.forget()
-        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
+        return super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
         return self.lines_drawn.line(self, self.render, y)
@@ -410,7 +418,6 @@ class TextStatic(DrawnByLines, Static):
             width = self.size.width
             self._renewed = True
             self.refresh(*(Region(0, y, width, 1) for y in changed))
-
 
     def render_line(self, y: int) -> Strip:
         text = self.__dict__.get("_text")
@@ -813,7 +820,7 @@ class GridWidget(KeptStyle, Widget):
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
         self._drawn = None  # Textual asks again for the lines the refresh names: draw them anew
-        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
+        return super().refresh(*regions, **kwargs)
 
     def on_resize(self) -> None:
         self.refresh()  # new widths, maybe a new card size
@@ -1003,7 +1010,7 @@ class TableLog(KeptStyle, Widget):
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
         self._shape = None  # the style and width, worked out again on the next line asked for
-        return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
+        return super().refresh(*regions, **kwargs)
 
     def render_line(self, y: int) -> Strip:
         shape = self.__dict__.get("_shape")
