@@ -69,7 +69,7 @@ def test_json_shape_and_its_invariants(capsys):
     for row in figures["bots"]:
         assert set(row) == {"bot", "seats", "games", "mean_score", "win_rate", "diff_to_field", "decisions",
                             "decision_ms", "fallbacks", "fallback_reasons", "output", "hook_failures",
-                            "rating", "rated_as"}
+                            "refused_calls", "rating", "rated_as"}
         assert set(row["rating"]) == {"mu", "sigma", "ordinal"}
         low, high = row["diff_to_field"]["ci95"]
         assert low <= row["diff_to_field"]["mean"] <= high

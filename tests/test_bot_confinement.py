@@ -67,6 +67,32 @@ def attempt(label, action):
         print(label, "ok", repr(result)[:300])
     except OSError as err:
         print(label, "denied", err.errno)
+
+
+def libc_call(name, *args):
+    # a libc function through ctypes, raising OSError as os.* would (ctypes only returns -1)
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = getattr(libc, name)(*args)
+    if result == -1:
+        raise OSError(ctypes.get_errno(), name)
+    return result
+
+
+def answers_fd():
+    import json
+    return json.loads(sys.argv[1])["answers"]
+
+
+def requests_fd():
+    import json
+    return json.loads(sys.argv[1])["requests"]
+
+
+# keyctl, add_key and io_uring_setup by number (not on the allow-list, so not in confine's table)
+import platform
+OTHER_CALLS = {"x86_64": dict(keyctl=250, add_key=248, io_uring_setup=425),
+               "aarch64": dict(keyctl=219, add_key=217, io_uring_setup=425)}.get(platform.machine(), {})
 """
 
 # Reads the game's memory through /proc/<game>/mem and finds the round's deck: a Python list
@@ -172,20 +198,86 @@ ATTACKS = {
     "kill_game": (KILLED, "os.kill(os.getppid(), signal.SIGKILL)"),
     "stop_game": (KILLED, "os.kill(os.getppid(), signal.SIGSTOP)"),
     "interrupt_game": (KILLED, "os.kill(os.getppid(), signal.SIGINT)"),
-    "kill_game_group": (KILLED, "os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)"),
-    "stop_game_group": (KILLED, "os.killpg(os.getpgid(os.getppid()), signal.SIGSTOP)"),
-    "interrupt_game_group": (KILLED, "os.killpg(os.getpgid(os.getppid()), signal.SIGINT)"),
-    "setsid_grandchild": (KILLED, """
-        if os.fork() == 0:
-            os.setsid()
-            if os.fork() == 0:
-                time.sleep(60)
-            os._exit(0)
-    """),
-    "fork_many": (KILLED, """
+    "kill_game_group": (KILLED, "os.killpg(os.getppid(), signal.SIGKILL)"),
+    "stop_game_group": (KILLED, "os.killpg(os.getppid(), signal.SIGSTOP)"),
+    "interrupt_game_group": (KILLED, "os.killpg(os.getppid(), signal.SIGINT)"),
+    # Starting a process is refused (EPERM), not punished: an honest library may try
+    "fork_many": ("", """
         for _ in range(50):
-            if os.fork() == 0:
-                time.sleep(60)
+            attempt("fork", os.fork)
+    """),
+    "subprocess": ("", """
+        import subprocess
+        attempt("subprocess", lambda: subprocess.run(["/bin/true"]))
+        attempt("posix_spawn", lambda: os.posix_spawn("/bin/true", ["true"], {}))
+        attempt("exec", lambda: os.execv("/bin/true", ["true"]))
+        attempt("memfd", lambda: os.memfd_create("payload"))
+    """),
+    # Limits and scheduling of the game (values that would show, and not harm, if they got through)
+    "prlimit_fsize_game": (KILLED, """
+        import resource
+        resource.prlimit(os.getppid(), resource.RLIMIT_FSIZE, (1 << 40, resource.RLIM_INFINITY))
+    """),
+    "prlimit_cpu_game": (KILLED, """
+        import resource
+        resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))
+    """),
+    "prlimit_neighbours": (KILLED, """
+        import resource
+        for pid in range(os.getpid() - 3, os.getpid() + 40):  # a rival bot, any process of the user
+            if pid != os.getpid():
+                resource.prlimit(pid, resource.RLIMIT_CPU, (10**6, resource.RLIM_INFINITY))
+    """),
+    "nice_game": (KILLED, "os.setpriority(os.PRIO_PROCESS, os.getppid(), 1)"),
+    "renice_user": (KILLED, "os.setpriority(os.PRIO_USER, os.getuid(), 0)"),
+    "renice_group": (KILLED, "os.setpriority(os.PRIO_PGRP, 0, 0)"),
+    "sched_idle_game": (KILLED, "os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))"),
+    "affinity_game": (KILLED, "os.sched_setaffinity(os.getppid(), {min(os.sched_getaffinity(0))})"),
+    "ioprio_game": (KILLED, """
+        from duckcover.players.confine import SYSCALLS
+        libc_call("syscall", SYSCALLS[platform.machine()]["ioprio_set"], 1, os.getppid(), (3 << 13) | 7)
+    """),
+    # A signal owner on its own pipe: the kernel would signal the game at each request
+    "fsetown_game": (KILLED, """
+        import fcntl
+        fcntl.fcntl(requests_fd(), fcntl.F_SETSIG, signal.SIGUSR1)
+    """),
+    "fsetown_signal": (KILLED, """
+        import fcntl
+        fcntl.fcntl(requests_fd(), fcntl.F_SETOWN, os.getppid())
+    """),
+    # Outliving the game: the parent-death signal stays
+    "pdeathsig": ("", """
+        attempt("pdeathsig", lambda: libc_call("prctl", 1, 0, 0, 0, 0))
+        import ctypes
+        value = ctypes.c_int(-1)
+        libc_call("prctl", 2, ctypes.byref(value), 0, 0, 0)
+        assert value.value == signal.SIGKILL, value.value
+    """),
+    # Kernel objects outside the file system: SysV IPC, keyrings, io_uring
+    "sysv_ipc": ("", """
+        attempt("shmget", lambda: libc_call("shmget", 0, 1 << 30, 0o1600))
+        attempt("semget", lambda: libc_call("semget", 0, 1, 0o1600))
+        attempt("msgget", lambda: libc_call("msgget", 0, 0o1600))
+    """),
+    "keyring": ("", """
+        attempt("keyctl", lambda: libc_call("syscall", OTHER_CALLS["keyctl"], 0, -3, 0, 0, 0))  # KEYCTL_GET_KEYRING_ID of the session
+        attempt("add_key", lambda: libc_call("syscall", OTHER_CALLS["add_key"], b"user", b"k", b"v", 1, -3))
+    """),
+    "io_uring": ("", """
+        import ctypes
+        params = ctypes.create_string_buffer(120)
+        attempt("io_uring", lambda: libc_call("syscall", OTHER_CALLS["io_uring_setup"], 8, params))
+    """),
+    # Floods and garbage on the pipe
+    "thread_flood": ("threads (at most", """
+        import threading
+        threading.stack_size(32768)
+        for _ in range(3000):
+            threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    """),
+    "deep_answer": ("not a protocol answer", """
+        os.write(answers_fd(), b"[" * 5000 + b"\\n")
     """),
     "ptrace": (KILLED, """
         import ctypes
@@ -265,6 +357,16 @@ def passive_game():
     return moves_of(game)
 
 
+def play_file_bot(bot: Path, limit: float = LIMIT):
+    """A game with the file's Evil at seat 0: (game, referee, what it printed)."""
+    process = BotProcess(f"{bot}:Evil")
+    try:
+        game, referee = play(process, limit=limit)
+        return game, referee, printed(process)
+    finally:
+        process.close()
+
+
 def run_attack(tmp_path, source: str, protections: Protections | None = None, limit: float = LIMIT, others=None):
     folder = tmp_path / "bots"
     folder.mkdir(exist_ok=True)
@@ -290,11 +392,23 @@ def test_ci_runs_on_a_kernel_with_every_wall():
 
 
 # --- every attack ---------------------------------------------------------------------------------
+def game_process_state() -> dict:
+    """What a bot might change of the game's process from outside: its limits, priority,
+    scheduling and CPUs."""
+    import resource
+
+    limits = {name: resource.getrlimit(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_")}
+    return {"limits": limits, "nice": os.getpriority(os.PRIO_PROCESS, 0), "policy": os.sched_getscheduler(0),
+            "cpus": os.sched_getaffinity(0)}
+
+
 @needs_walls
 @pytest.mark.parametrize("name", list(ATTACKS))
 def test_an_attack_through_the_system_changes_nothing_and_leaves_nothing(name, tmp_path, capfd, passive_game):
     named, body = ATTACKS[name]
+    before = game_process_state()
     game, referee, output, process = run_attack(tmp_path, attack_source(body))
+    assert game_process_state() == before  # the game's limits, priority and CPUs are its own
     assert game.over
     assert moves_of(game) == passive_game  # every seat played as beside a passive bot
     replay(to_record(game))
@@ -380,16 +494,256 @@ def test_the_save_and_the_data_directory_stay_closed_even_beside_the_bot(tmp_pat
         attempt("folder", lambda: os.listdir({str(tmp_path)!r}))
         attempt("own file", lambda: len(open(__file__).read()) > 0)
     """))
-    process = BotProcess(f"{bot}:Evil")
-    try:
-        game, referee = play(process)
-        output = printed(process)
-    finally:
-        process.close()
+    game, referee, output = play_file_bot(bot)
     assert game.over and not referee.fallbacks
     assert "save denied 13" in output and "games denied 13" in output and "folder denied 13" in output
     assert "own file ok True" in output
     assert "987654321987654321" not in output
+
+
+# --- the player's files, environment and kernel objects (issue 28) --------------------------------
+@needs_walls
+def test_the_players_files_and_environment_stay_closed_to_a_bot(tmp_path, monkeypatch):
+    """A bot in ~/Downloads does not read the tax return beside it; a game started in a project
+    folder does not lend the bot that folder (its .env); a token in the game's environment does
+    not reach the bot. Its own file stays readable."""
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    (downloads / "tax-return.txt").write_text("TAX-SECRET-4711")
+    project = tmp_path / "projects"
+    project.mkdir()
+    (project / ".env").write_text("API_TOKEN=ENV-FILE-SECRET-0815")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("DUCKCOVER_TEST_TOKEN", "ENVIRONMENT-SECRET-1234")
+    monkeypatch.syspath_prepend(str(project))  # as `python -m duckcover` run in that folder has it
+    bot = downloads / "evil.py"
+    bot.write_text(attack_source(f"""
+        attempt("beside", lambda: open(os.path.join(os.path.dirname(__file__), "tax-return.txt")).read())
+        attempt("downloads", lambda: os.listdir(os.path.dirname(__file__)))
+        attempt("dotenv", lambda: open({str(project / ".env")!r}).read())
+        attempt("cwd", lambda: os.listdir({str(project)!r}))
+        attempt("own file", lambda: len(open(__file__).read()) > 0)
+        print("environment", sorted(os.environ), os.environ.get("DUCKCOVER_TEST_TOKEN"))
+        print("path", sys.path)
+    """))
+    game, referee, output = play_file_bot(bot)
+    assert game.over and not referee.fallbacks
+    for label in ("beside", "downloads", "dotenv", "cwd"):
+        assert f"{label} denied 13" in output, output[:800]
+    assert "own file ok True" in output
+    for secret in ("TAX-SECRET", "ENV-FILE-SECRET", "ENVIRONMENT-SECRET", "DUCKCOVER_TEST_TOKEN"):
+        assert secret not in output
+    assert str(project) not in output.split("path", 1)[1]  # not even on its sys.path
+
+
+def test_a_bot_starts_with_the_locale_and_nothing_else_of_the_game():
+    from duckcover.players.sandbox import BOT_ENVIRONMENT, child_environment
+
+    game = {"HOME": "/home/ann", "API_TOKEN": "x", "LANG": "de_DE.UTF-8", "LC_ALL": "C.UTF-8",
+            "PYTHONPATH": "/home/ann/projects", "SSH_AUTH_SOCK": "/tmp/agent", "PATH": "/home/ann/bin:/usr/bin"}
+    assert child_environment(game) == {"LANG": "de_DE.UTF-8", "LC_ALL": "C.UTF-8", **BOT_ENVIRONMENT}
+
+
+def sysv_segments() -> set[str]:
+    try:
+        return {line.split()[1] for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]}
+    except OSError:
+        return set()
+
+
+@needs_walls
+def test_shared_memory_and_keys_of_the_user_stay_out_of_reach(tmp_path, passive_game):
+    """Another program's SysV segment and a key in the session keyring hold secrets: the bot
+    reads neither, and leaves no segment of its own behind."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    segment = libc.shmget(0, 4096, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    if segment < 0:
+        pytest.skip(f"SysV shared memory is not available here (errno {ctypes.get_errno()})")
+    address = libc.shmat(segment, None, 0)
+    ctypes.memmove(address, b"SHM-SECRET-2468", 15)
+    from test_bot_confinement import OTHER_CALLS_HERE
+
+    key = libc.syscall(OTHER_CALLS_HERE["add_key"], b"user", b"duckcover-test", b"KEY-SECRET-1357", 15, -3)
+    before = sysv_segments()
+    try:
+        game, referee, output, process = run_attack(tmp_path, attack_source(f"""
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.shmat.restype = ctypes.c_void_p
+            attempt("shmat", lambda: libc_call("shmat", {segment}, None, 0))
+            attempt("shmget", lambda: libc_call("shmget", 0, 1 << 30, 0o1600))
+            buffer = ctypes.create_string_buffer(64)
+            attempt("keyread", lambda: libc_call("syscall", OTHER_CALLS["keyctl"], 11, {key}, buffer, 64))
+            print("read", buffer.raw)
+        """))
+    finally:
+        libc.shmdt(ctypes.c_void_p(address))
+        libc.shmctl(segment, 0, None)  # IPC_RMID
+        if key > 0:
+            libc.syscall(OTHER_CALLS_HERE["keyctl"], 3, key)  # KEYCTL_REVOKE
+    assert "shmat denied 1" in output and "shmget denied 1" in output and "keyread denied 1" in output
+    assert "SHM-SECRET" not in output and "KEY-SECRET" not in output
+    assert sysv_segments() <= before  # nothing of the bot's is held after the game
+    assert moves_of(game) == passive_game and not referee.fallbacks
+
+
+OTHER_CALLS_HERE = {"x86_64": dict(keyctl=250, add_key=248), "aarch64": dict(keyctl=219, add_key=217)}.get(
+    __import__("platform").machine(), {})
+
+
+@needs_walls
+def test_another_process_of_the_user_keeps_its_limits(tmp_path, passive_game):
+    """A canary process of the same user: the bot's prlimit on it kills the bot, not the canary."""
+    canary = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        limits = Path(f"/proc/{canary.pid}/limits").read_text()
+        game, referee, _, process = run_attack(tmp_path, attack_source(f"""
+            import resource
+            resource.prlimit({canary.pid}, resource.RLIMIT_CPU, (1, 1))
+        """))
+        assert canary.poll() is None and Path(f"/proc/{canary.pid}/limits").read_text() == limits
+    finally:
+        canary.kill()
+        canary.wait()
+    assert KILLED in referee.failures[0]
+    assert moves_of(game) == passive_game
+    assert processes_of(process.pids) == []
+
+
+GAME_THEN_WAIT = """
+import sys, time
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import resolve_bot
+from duckcover.players.safety import Referee
+from duckcover.players.sandbox import BotProcess
+
+bot = BotProcess(sys.argv[1])
+bots = [bot, resolve_bot("greedy"), resolve_bot("greedy")]
+play_game(bots, seed=7, referee=Referee(bots, hard_limit=[5, 30, 30], key=bytes(16), keep_processes=True),
+          names=["Evil", "Ann", "Bob"])
+print(bot.proc.pid, flush=True)
+time.sleep(120)
+"""
+
+
+@needs_walls
+def test_a_bot_that_clears_its_parent_death_signal_still_dies_with_a_killed_game(tmp_path):
+    """The bot tries to clear PR_SET_PDEATHSIG (refused); the game is SIGKILLed: the bot goes too."""
+    bot = tmp_path / "evil.py"
+    bot.write_text(HEADER + """
+import ctypes
+class Evil(PassiveBot):
+    def choose(self, view):
+        attempt("pdeathsig", lambda: libc_call("prctl", 1, 0, 0, 0, 0))
+        return super().choose(view)
+""")
+    game = subprocess.Popen([sys.executable, "-c", GAME_THEN_WAIT, f"{bot}:Evil"], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(game.stdout.readline())
+        assert processes_of([pid]) == [pid]  # alive while the game waits
+    finally:
+        game.kill()
+        game.wait(timeout=30)
+    for _ in range(100):  # at most 5 s for the kernel to deliver the death signal
+        if not processes_of([pid]):
+            break
+        import time
+        time.sleep(0.05)
+    assert processes_of([pid]) == []
+
+
+# The game of the signal test: it counts the SIGUSR1 a bot's F_SETOWN + F_SETSIG would send it.
+SIGNAL_GAME = """
+import json, signal, sys
+from duckcover.players.confine import Protections
+from duckcover.players.harness import play_game
+from duckcover.players.plugins import resolve_bot
+from duckcover.players.safety import Referee
+from duckcover.players.sandbox import BotProcess
+
+received = []
+signal.signal(signal.SIGUSR1, lambda *_: received.append(1))
+abi, seccomp = json.loads(sys.argv[2])
+bot = BotProcess(sys.argv[1], protections=Protections.of("linux", abi, seccomp))
+bots = [bot, resolve_bot("greedy"), resolve_bot("greedy")]
+referee = Referee(bots, hard_limit=[5, 30, 30], key=bytes(16), keep_processes=True)
+play_game(bots, seed=7, referee=referee, names=["Evil", "Ann", "Bob"])
+print(json.dumps({"signals": len(received), "failures": referee.failures}))
+"""
+SIGNAL_OWNER = HEADER + """
+import fcntl
+class Evil(PassiveBot):
+    armed = False
+
+    def choose(self, view):
+        if not self.armed:
+            self.armed = True
+            for what, value in ((fcntl.F_SETSIG, signal.SIGUSR1), (fcntl.F_SETOWN, os.getppid())):
+                attempt("fcntl", lambda: fcntl.fcntl(requests_fd(), what, value))
+            attempt("async", lambda: fcntl.fcntl(requests_fd(), fcntl.F_SETFL,
+                                                 fcntl.fcntl(requests_fd(), fcntl.F_GETFL) | os.O_ASYNC))
+        return super().choose(view)
+"""
+
+
+@pytest.mark.parametrize("abi, seccomp", [(4, False), (5, False), (6, False), (7, False), (0, True), (7, True)])
+def test_the_report_says_signals_hold_exactly_where_a_signal_owner_is_stopped(tmp_path, abi, seccomp):
+    """The attack an older kernel let through (F_SETOWN + F_SETSIG on the bot's own pipe), run
+    against a game in a process of its own, on each kernel a parameter describes: where the
+    report says "signals" hold, the game gets no signal; where it says they do not, it does."""
+    if abi > HERE.landlock_abi or (seccomp and not HERE.seccomp) or not sys.platform.startswith("linux"):
+        pytest.skip(f"this kernel cannot play that one ({HERE.summary()})")
+    bot = tmp_path / "evil.py"
+    bot.write_text(SIGNAL_OWNER)
+    done = subprocess.run([sys.executable, "-c", SIGNAL_GAME, f"{bot}:Evil", json.dumps([abi, seccomp])],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-1500:]
+    figures = json.loads(done.stdout.splitlines()[-1])
+    held = "signals" in Protections.of("linux", abi, seccomp, game_undumpable=True).held
+    if held:
+        assert figures["signals"] == 0, figures
+    else:
+        assert figures["signals"] > 0, figures  # the control: the attack itself works
+
+
+@needs_walls
+def test_an_honest_bot_with_the_usual_imports_plays_a_whole_game_unharmed(tmp_path):
+    """json, random, math, itertools, dataclasses, functools, collections and numpy (when
+    installed) import behind the walls; platform.processor() (which starts `uname`) is refused
+    with an OSError the library handles, and the refusal is counted in the bot's report."""
+    bot = tmp_path / "honest.py"
+    bot.write_text("""
+import collections, dataclasses, functools, itertools, json, math, platform, random
+from duckcover.players.safety import PassiveBot
+try:
+    import numpy
+except ImportError:
+    numpy = None
+
+
+class Honest(PassiveBot):
+    def choose(self, view):
+        total = int(numpy.arange(5).sum()) if numpy is not None else 10
+        print("numpy", numpy is not None, total, "processor", repr(platform.processor()))
+        return super().choose(view)
+""")
+    process = BotProcess(f"{bot}:Honest")
+    try:
+        game, referee = play(process, limit=HONEST_LIMIT)
+        output = printed(process)
+    finally:
+        process.close()
+    assert game.over and not referee.fallbacks and not referee.failures
+    assert " 10 processor" in output
+    assert process.refused == {"subprocess.Popen": 1}  # platform caches its answer: asked once
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return
+    assert "numpy True 10" in output
 
 
 # --- the network ----------------------------------------------------------------------------------
@@ -417,12 +771,14 @@ def connections(server) -> int:
 
 
 @needs_walls
-def test_a_bot_cannot_connect_to_a_loopback_listener_and_is_named(tmp_path, passive_game):
+def test_a_bot_cannot_connect_to_a_loopback_listener_and_its_attempt_is_counted(tmp_path, passive_game):
+    """socket() is off the allow-list: it fails (EPERM), the bot plays on, its report counts it."""
     with listening() as server:
-        game, referee, _, process = run_attack(tmp_path, attack_source(TCP.format(port=server.getsockname()[1])))
+        game, referee, output, process = run_attack(tmp_path, attack_source(TCP.format(port=server.getsockname()[1])))
         assert connections(server) == 0
-    assert moves_of(game) == passive_game
-    assert KILLED in referee.failures[0]
+    assert moves_of(game) == passive_game and not referee.fallbacks
+    assert "tcp denied 1" in output
+    assert process.refused["socket.__new__"] >= 1
     assert processes_of(process.pids) == []
 
 
@@ -462,18 +818,23 @@ def test_the_arena_keeps_its_seed_and_its_json_from_a_bot(tmp_path):
     bot.write_text(attack_source("""
         attempt("cmdline", lambda: open(f"/proc/{os.getppid()}/cmdline", "rb").read())
         attempt("stdout", lambda: open(f"/proc/{os.getppid()}/fd/1", "w").write("not JSON\\n"))
+        print("token", os.environ.get("API_TOKEN"))
+        attempt("uname", lambda: __import__("subprocess").run(["uname", "-p"]))
     """))
     seed = 31415926535897932384626
     done = subprocess.run(
         [sys.executable, "-m", "duckcover", "arena", "--bot", f"{bot}:Evil", "--bot", "greedy",
          "--games", "2", "--seed", str(seed), "--hard-limit", "5", "--json"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env={**os.environ, "API_TOKEN": "TOKEN-SECRET-9876"},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout)  # still JSON: nothing was written into it
     output = figures["bots"][0]["output"]
     assert "cmdline denied 13" in output and "stdout denied 13" in output
     assert str(seed) not in output
+    assert "token None" in output and "TOKEN-SECRET" not in done.stdout  # the game's environment stays its own
+    assert figures["bots"][0]["refused_calls"]["subprocess.Popen"] >= 2  # refused, counted, reported
+    assert figures["bots"][1]["refused_calls"] == {}
     assert figures["protections"]["off"] == [] and figures["protections"]["landlock_abi"] >= 6
     assert "Landlock" in figures["protections"]["summary"]
 
@@ -487,10 +848,11 @@ def test_protections_on_a_full_kernel_hold_every_wall():
 
 
 @pytest.mark.parametrize("abi, seccomp, missing", [
-    (0, False, ["files", "network", "signals", "processes"]),
-    (3, False, ["network", "signals", "processes"]),
-    (5, False, ["signals", "processes"]),
-    (6, False, ["processes"]),
+    (0, False, ["files", "network", "signals", "processes", "limits", "shared"]),
+    (3, False, ["network", "signals", "processes", "limits", "shared"]),
+    (5, False, ["signals", "processes", "limits", "shared"]),
+    (6, False, ["processes", "limits", "shared"]),
+    (7, False, ["processes", "limits", "shared"]),
     (0, True, ["files"]),
     (4, True, []),
 ])
@@ -599,8 +961,9 @@ def test_the_arena_table_says_how_bots_ran_and_warns_of_each_missing_wall(tmp_pa
     figures["protections"] = Protections.of("linux", 3, False, True).to_json()
     print_table(figures)
     out = capsys.readouterr().out
-    assert "How: bots confined by the kernel (Landlock ABI 3, no seccomp); missing: network, signals, processes" in out
-    for warning in (WALLS["network"], WALLS["signals"], WALLS["processes"]):
+    assert ("How: bots confined by the kernel (Landlock ABI 3, no seccomp); missing: network, signals, processes, "
+            "limits, shared") in out
+    for warning in (WALLS["network"], WALLS["signals"], WALLS["processes"], WALLS["limits"], WALLS["shared"]):
         assert f"Warning: {warning}" in out
 
 
@@ -685,11 +1048,12 @@ def test_without_walls_the_save_thief_reads_every_flip(tmp_path):
 
 
 # --- the seccomp program, run by a small BPF interpreter (every machine's, not only this one's) ----
-def run_filter(program, arch: int, nr: int, arg0: int) -> int:
+def run_filter(program, arch: int, nr: int, args: tuple[int, ...] = (0, 0)) -> int:
     """What the kernel would return for a call: the classic BPF subset the filter uses."""
     from duckcover.players import confine
 
-    words = {confine.DATA_NR: nr, confine.DATA_ARCH: arch, confine.DATA_ARG0: arg0 & 0xFFFFFFFF}
+    words = {confine.DATA_NR: nr, confine.DATA_ARCH: arch}
+    words.update({confine.DATA_ARG0 + 8 * i: a & 0xFFFFFFFF for i, a in enumerate(args)})
     accumulator, pc = 0, 0
     for _ in range(len(program) + 1):
         code, jt, jf, k = program[pc]
@@ -706,36 +1070,73 @@ def run_filter(program, arch: int, nr: int, arg0: int) -> int:
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
 @settings(max_examples=examples(300))
-@given(data=st.data(), arg0=st.integers(-2**31, 2**32 - 1), own=st.integers(2, 2**22))
-def test_the_filter_allows_exactly_what_the_policy_says(machine, data, arg0, own):
+@given(data=st.data(), own=st.integers(2, 2**22))
+def test_the_compiled_filter_says_what_the_policy_table_says(machine, data, own):
+    """The BPF program and the table it is compiled from agree on random calls and arguments
+    (the table's own reading, confine.verdict, is what the facts below pin down)."""
     from duckcover.players import confine
 
     table = confine.SYSCALLS[machine]
     named = sorted({n for key, n in table.items() if key != "arch" and n is not None})
     nr = data.draw(st.one_of(st.sampled_from(named), st.integers(0, 500)), label="nr")
-    if data.draw(st.booleans(), label="to itself"):
-        arg0 = own
+    chosen = st.one_of(st.integers(-2**31, 2**32 - 1), st.sampled_from([0, own, 1, 8, 10, 15, 1024, 0x5401]))
+    args = tuple(data.draw(chosen, label=f"arg{i}") for i in range(2))
     program = confine.seccomp_program(machine, own)
-    verdict = run_filter(program, table["arch"], nr, arg0)
-    denied = {table[name] for name in confine.DENIED if table[name] is not None}
-    if nr in denied:
-        expected = confine.RET_KILL_PROCESS
-    elif nr == table["clone3"]:
-        expected = confine.RET_ERRNO | 38  # ENOSYS: libc falls back to clone
-    elif nr == table["clone"]:
-        expected = confine.RET_ALLOW if arg0 & confine.CLONE_THREAD else confine.RET_KILL_PROCESS
-    elif nr in (table["kill"], table["tgkill"]):
-        expected = confine.RET_ALLOW if arg0 & 0xFFFFFFFF == own else confine.RET_KILL_PROCESS
-    else:
-        expected = confine.RET_ALLOW
-    assert verdict == expected, (machine, nr, arg0)
+    assert run_filter(program, table["arch"], nr, args) == confine.verdict(machine, own, nr, args), (machine, nr, args)
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_policy_refuses_what_the_attacks_of_issue_28_used(machine):
+    """The facts, by name: what kills the bot, what fails with EPERM, what a thread and a
+    library need."""
+    from duckcover.players import confine
+
+    own, game = 4242, 4000
+    table = confine.SYSCALLS[machine]
+
+    def judge(name: str, *args: int) -> str:
+        verdict = confine.verdict(machine, own, table[name], (*args, 0, 0)[:2])
+        return {v: k for k, v in confine.VERDICTS.items()}[verdict]
+
+    killed = [("kill", game), ("kill", -game), ("kill", 0), ("tgkill", game), ("ptrace", 16),
+              ("process_vm_readv", game), ("pidfd_getfd", 3), ("pidfd_send_signal", 3), ("prlimit64", game),
+              ("setpriority", 0, game), ("setpriority", 2, 0), ("setpriority", 1, 0), ("sched_setaffinity", game),
+              ("sched_setscheduler", game), ("ioprio_set", 1, game), ("ioprio_set", 3, 0), ("fcntl", 4, 8),
+              ("fcntl", 4, 10), ("fcntl", 4, 15)]
+    for call in killed:
+        assert judge(*call) == confine.KILL, call
+    assert [judge(*call) for call in [("kill", own), ("tgkill", own), ("prlimit64", 0), ("prlimit64", own),
+                                      ("setpriority", 0, 0), ("fcntl", 4, 2), ("clone", confine.CLONE_THREAD | 0x3d0f00),
+                                      ("prctl", confine.PR_SET_NAME), ("read", 0), ("futex", 0), ("mmap", 0)]] == \
+        [confine.ALLOW] * 11
+    assert judge("clone", 0x11) == judge("prctl", 1) == judge("fcntl", 4, 1024) == confine.EPERM  # fork, PR_SET_PDEATHSIG
+    assert judge("clone3", 0) == confine.ENOSYS
+    for missing in (57, 58, 59, 41, 29, 250, 425, 319, 272):  # x86_64: fork, vfork, execve, socket, shmget, keyctl, ...
+        if machine == "x86_64":
+            assert confine.verdict(machine, own, missing, (0, 0)) == confine.RET_ERRNO | 1, missing
+
+
+def test_the_allow_list_is_short_and_every_entry_says_why():
+    """Each entry names the call and which part of the interpreter (or which attack) it is there
+    for; the calls allowed stay few (a longer list is a review, not a habit)."""
+    from duckcover.players import confine
+
+    names = [name for name, _, _ in confine.POLICY]
+    assert len(names) == len(set(names))
+    for name, rule, why in confine.POLICY:
+        assert len(why) >= 8, name
+        assert all(name in table for table in confine.SYSCALLS.values()), name
+    allowed = [name for name, rule, _ in confine.POLICY if rule != confine.KILL]
+    assert len(allowed) <= 110, len(allowed)
+    assert {"fork", "vfork", "execve", "socket", "shmget", "keyctl", "memfd_create", "io_uring_setup", "unshare",
+            "bpf", "mount", "setns"}.isdisjoint(names)
 
 
 def test_the_filter_kills_a_call_of_another_architecture_or_the_x32_abi():
     from duckcover.players import confine
 
     program = confine.seccomp_program("x86_64", 100)
-    assert run_filter(program, confine.SYSCALLS["aarch64"]["arch"], 0, 0) == confine.RET_KILL_PROCESS
+    assert run_filter(program, confine.SYSCALLS["aarch64"]["arch"], 0) == confine.RET_KILL_PROCESS
     x86 = confine.SYSCALLS["x86_64"]["arch"]
-    assert run_filter(program, x86, confine.X32_SYSCALL_BIT | 1, 0) == confine.RET_KILL_PROCESS
-    assert run_filter(program, confine.SYSCALLS["x86_64"]["arch"], 0, 0) == confine.RET_ALLOW  # read
+    assert run_filter(program, x86, confine.X32_SYSCALL_BIT | 1) == confine.RET_KILL_PROCESS
+    assert run_filter(program, confine.SYSCALLS["x86_64"]["arch"], 0) == confine.RET_ALLOW  # read

@@ -83,6 +83,7 @@ class DealResult:
     incidents: list[int]
     reasons: list[Counter] = field(default_factory=list)  # by bot: fallback reason -> count
     output: list[str] = field(default_factory=list)  # by bot: what it printed (bounded)
+    refused: list[Counter] = field(default_factory=list)  # by bot: operations its walls refused it
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -99,8 +100,9 @@ def play_deal(config: ArenaConfig, deal: int, processes: dict[int, BotProcess] |
     seed = deal_seed(config.seed, deal)
     key = bot_key_for(seed)
     processes = {} if processes is None else processes
+    refused_before = {index: Counter(process.refused) for index, process in processes.items()}
     result = DealResult(deal, [], [], [array("f") for _ in range(n)], [0] * n, [0] * n,
-                        [Counter() for _ in range(n)], [""] * n)
+                        [Counter() for _ in range(n)], [""] * n, [Counter() for _ in range(n)])
     for rotation in range(n):
         seat_of = [(bot + rotation) % n for bot in range(n)]
         at_seat = sorted(range(n), key=lambda bot: seat_of[bot])  # bot index sitting at each seat
@@ -122,6 +124,7 @@ def play_deal(config: ArenaConfig, deal: int, processes: dict[int, BotProcess] |
             result.incidents[at_seat[item.seat]] += 1
     for index, process in processes.items():
         result.output[index] = process.output()
+        result.refused[index] = Counter(process.refused) - refused_before.get(index, Counter())
     return result
 
 
@@ -234,6 +237,9 @@ class BotRow:
             "fallback_reasons": self.reasons(results),
             "output": next((deal.output[bot] for deal in results for bot in self.seats if deal.output[bot]), ""),
             "hook_failures": sum(deal.incidents[bot] for deal in results for bot in self.seats),
+            # what the walls refused it (EPERM), as Python's audit events show it: docs/bots.md
+            "refused_calls": dict(sum((deal.refused[bot] for deal in results for bot in self.seats
+                                       if deal.refused), Counter())),
         }
 
 

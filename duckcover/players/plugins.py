@@ -39,12 +39,25 @@ class BotInfo(NamedTuple):
     error: str | None = None  # why it cannot be loaded, for `duckcover bots`
 
 
+_PRIMED: dict | None = None  # a bot process reads the entry points once, before its walls
+
+
 def registered() -> dict:
     """Entry points of the `duckcover.bots` group by name (first distribution wins)."""
+    if _PRIMED is not None:
+        return _PRIMED
     found: dict = {}
     for ep in entry_points(group=GROUP):
         found.setdefault(ep.name, ep)
     return found
+
+
+def prime_registry() -> None:
+    """Keep the entry points as they are now (a bot process, before its walls close the
+    folders the metadata lies in)."""
+    global _PRIMED
+    _PRIMED = None
+    _PRIMED = registered()
 
 
 def _entry_point_source(ep) -> str:

@@ -16,6 +16,7 @@ end of input everywhere).
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -24,7 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 from ..engine.codec import (decode_call, decode_card, decode_card_move, decode_cell, decode_turn, encode_call, encode_card,
@@ -36,7 +39,10 @@ PROTOCOL = "duckcover-bot/1"
 MEMORY_LIMIT = 1 << 30  # bytes of address space a bot process may use (1 GiB)
 OUTPUT_LIMIT = 64 << 10  # bytes of output (stdout + stderr) a bot process may write
 STARTUP_LIMIT = 30.0  # seconds for a bot process to start and load its bot
-MAX_LINE = 1 << 20  # bytes in one answer line: more is not an answer
+MAX_LINE = 64 << 10  # bytes in one answer line: a move, a hello or an error is far less
+MAX_DEPTH = 8  # nesting of one answer: a move inside the answer, its card and cell inside that: 3
+MAX_THREADS = 64  # threads a bot process may run at once (a thread pool, not a flood)
+THREAD_LOOK = 0.05  # seconds between looks at a bot's thread count while its answer is awaited
 MAX_RESTARTS = 3  # per game: then the seat plays fallback moves to the end
 SHOWN_OUTPUT = 2000  # bytes of a bot's output read for a notice
 SHOWN_LINES = 3  # lines of it shown
@@ -161,26 +167,59 @@ def move_from_data(data: Any):
 # --- the bot's side -----------------------------------------------------------------------------
 HOOKS = ("start_game", "start_round", "observe")
 
-# The interpreter starts isolated (-I: no environment, no user site); it gets the parent's sys.path.
+# The interpreter starts isolated (-I: no PYTHON* variables, no user site) in a minimal
+# environment; it imports duckcover with the parent's sys.path, before any wall and any bot code.
 CHILD = "import sys, json; sys.path[:] = json.loads(sys.argv[1])['path']; from duckcover.players.sandbox import child_main; child_main(sys.argv[1])"
+
+# What of the player's environment a bot process gets: the locale (its messages, its
+# encoding) and facts about the hardware some numeric libraries need; never a token, a
+# path or anything else of the game's. Thread pools of numeric libraries start at one
+# thread: a bot shares the cores with the game, and its threads are bounded (MAX_THREADS).
+KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "TZ",
+                    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+BOT_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                   "MKL_NUM_THREADS": "1"}
+
+# Python's audit events of the operations the walls refuse with EPERM (a process, a socket):
+# counted, so a bot's report says what it tried. The count is a report, not a wall: the kernel
+# refuses these calls whatever the bot does to the counter.
+REFUSED_EVENTS = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system", "os.exec",
+                            "subprocess.Popen", "socket.__new__", "os.startfile"})
+
+
+def child_environment(environ: dict | None = None) -> dict[str, str]:
+    """The environment a bot process starts with (an allow-list of the game's)."""
+    environ = os.environ if environ is None else environ
+    kept = {name: environ[name] for name in KEPT_ENVIRONMENT if name in environ}
+    return {**kept, **BOT_ENVIRONMENT}
 
 
 def child_main(config_text: str) -> None:
     """The bot process: confine itself, load the bot, say hello, answer requests until the input ends."""
     config = json.loads(config_text)
     requests, answers = config["requests"], config["answers"]
+    refused: dict[str, int] = {}
 
     def answer(message: dict) -> None:
+        if refused:
+            message = {**message, "refused": refused}
         data = (json.dumps(message) + "\n").encode()
         while data:
             data = data[os.write(answers, data):]
 
     _limit(config)
+    from .plugins import prime_registry
+
+    if config["modules"]:  # a bot by entry point or module: read the metadata while it is readable
+        prime_registry()
+        sys.meta_path.insert(0, _KnownModules(config["modules"]))
     try:
         _wall_in(config)
     except OSError as err:  # a wall this system offers did not go up: no bot code runs unwalled
         answer({"protocol": PROTOCOL, "ok": False, "error": f"cannot confine it: {err}"})
         return
+    sys.path[:] = config["bot_path"]  # only what it may read: the rest would be refused anyway
+    sys.addaudithook(_refusal_counter(refused))
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=True)  # what a bot prints is there to show even if it is killed
 
@@ -238,6 +277,15 @@ def child_main(config_text: str) -> None:
                 answer({"ok": False, "error": f"raised {_describe(err)}"})
 
 
+def _refusal_counter(refused: dict[str, int]):
+    def count(event: str, _args) -> None:
+        if event in REFUSED_EVENTS and len(refused) < 32:
+            refused[event] = refused.get(event, 0) + 1
+        elif event in refused:
+            refused[event] += 1
+    return count
+
+
 def _wall_in(config: dict) -> None:
     """The kernel's walls (duckcover.players.confine), as the parent found this system offers them."""
     from .confine import Protections, confine_self
@@ -258,14 +306,54 @@ def _limit(config: dict) -> None:
             pass  # a hard limit already lower than ours
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # too much output: the write fails, the bot goes on
     if sys.platform.startswith("linux"):
+        _bound_tasks()
         try:
             import ctypes
 
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the parent
+            # PR_SET_PDEATHSIG: die with the parent. The allow-list refuses any later change.
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
     if os.getppid() != config["parent"]:
         os._exit(0)  # the parent ended before the line above took effect
+
+
+def _bound_tasks() -> None:
+    """RLIMIT_NPROC at the user's task count now plus MAX_THREADS: the kernel then refuses the
+    bot's thread past that, however fast it starts them (the parent also counts them at each
+    look). The kernel exempts root from this limit: there the parent's count alone bounds it."""
+    import resource
+
+    if os.geteuid() == 0:
+        return
+    tasks = _user_tasks(os.getuid())
+    if tasks:
+        try:
+            resource.setrlimit(resource.RLIMIT_NPROC, (tasks + MAX_THREADS, tasks + MAX_THREADS))
+        except (ValueError, OSError):
+            pass  # a hard limit already lower
+
+
+def _user_tasks(uid: int) -> int:
+    """Threads of every process of `uid` (the count RLIMIT_NPROC is checked against); 0 if unknown."""
+    total = 0
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return 0
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                if entry.stat().st_uid != uid:
+                    continue
+                with open(f"/proc/{entry.name}/stat", "rb") as file:
+                    stat = file.read()
+                total += int(stat[stat.rindex(b")") + 2:].split()[17])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total
 
 
 def _plain_move(answer: Any) -> dict | None:
@@ -307,8 +395,9 @@ _SPAWNER = None
 
 def bot_code(spec: str) -> list[str]:
     """Where a bot's own code is: duckcover and its built-in bots (the base classes and helpers a
-    bot imports; an editable install keeps them off sys.path), and a bot file and its folder
-    (readable_paths drops the folder if it holds a private one)."""
+    bot imports; an editable install keeps them off sys.path), and the bot's file - the file
+    alone, never the folder it lies in (a bot in ~/Downloads must not read what lies beside
+    it) - or, for a package (its __init__.py named), that package's folder."""
     import importlib.util
 
     own = importlib.util.find_spec("duckcover")  # the whole package, whichever folder this module is in
@@ -319,8 +408,78 @@ def bot_code(spec: str) -> list[str]:
     path = head if sep and not (tail.endswith(".py") or "/" in tail or "\\" in tail) else spec
     if path.endswith(".py") or os.sep in path:
         file = os.path.abspath(os.path.expanduser(path))
-        places += [file, os.path.dirname(file)]
+        places.append(os.path.dirname(file) if os.path.basename(file) == "__init__.py" else file)
+    else:
+        places += list(installed_module(spec).values())
     return places
+
+
+def installed_module(spec: str) -> dict[str, str]:
+    """For a bot named by entry point or module (`name`, `package.module:Class`): its top-level
+    module and where it lies ({} if it cannot be found without running it). The bot process
+    reads only that, wherever the package was installed from (an editable install, a folder on
+    PYTHONPATH), and imports it through `_KnownModules` rather than a listing of that folder."""
+    import importlib.util
+
+    from .plugins import DIFFICULTIES, _looks_like_file, registered
+
+    name = DIFFICULTIES.get(spec.strip(), spec.strip())
+    head, sep, tail = name.rpartition(":")
+    if _looks_like_file(head if sep and not _looks_like_file(tail) else name):
+        return {}  # a file: bot_code grants it, and plugins loads it by its path
+    module = head if sep else getattr(registered().get(name), "module", None) if name.isidentifier() else None
+    if not module:
+        return {}
+    top = module.split(".")[0]
+    try:
+        found = importlib.util.find_spec(top)  # a top-level name: nothing of it runs
+    except (ImportError, ValueError):
+        return {}
+    if found is None:
+        return {}
+    if found.submodule_search_locations:
+        folders = list(found.submodule_search_locations)
+        return {top: os.path.abspath(folders[0])} if len(folders) == 1 else {}
+    return {top: os.path.abspath(found.origin)} if found.origin and os.path.isfile(found.origin) else {}
+
+
+class _KnownModules:
+    """A finder for the bot's own top-level module at the place the game found it (its folder
+    is not readable to the bot, so the import system could not list it)."""
+
+    def __init__(self, modules: dict[str, str]) -> None:
+        self.modules = modules
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.util
+
+        where = self.modules.get(name)
+        if where is None:
+            return None
+        if os.path.isdir(where):
+            return importlib.util.spec_from_file_location(name, os.path.join(where, "__init__.py"),
+                                                          submodule_search_locations=[where])
+        return importlib.util.spec_from_file_location(name, where)
+
+
+def bot_path(sys_path: list[str], readable: list[str]) -> list[str]:
+    """The bot's sys.path once walled in: the parent's entries it may read, in their order."""
+    granted = [Path(p) for p in readable]
+    return [entry for entry in sys_path if entry and any(
+        Path(entry).resolve() == g or g in Path(entry).resolve().parents for g in granted)]
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every bot process alive, to end at exit
+
+
+def _end_every_bot() -> None:
+    """However the game ends (short of SIGKILL, where PR_SET_PDEATHSIG ends them), every bot
+    process it started ends with it."""
+    for process in list(_LIVE):
+        process.kill()
+
+
+atexit.register(_end_every_bot)
 
 
 def _spawner():
@@ -360,6 +519,8 @@ class BotProcess:
         self.info: dict = {}  # the hello: name, description, class, source, hooks
         self.bot_time_limit: float | None = None  # what the bot asked for (the Referee clamps it)
         self.restarts = 0
+        self.refused: dict[str, int] = {}  # operations the walls refused it (audit events), all its processes
+        self._refused_here: dict[str, int] = {}  # the same, of the process now running
         self.proc: subprocess.Popen | None = None
         self._out = None
         self._printed = ""
@@ -369,8 +530,10 @@ class BotProcess:
     def _spawn(self) -> None:
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
+        here = os.getcwd()  # the child runs in "/": "" on the parent's path is this folder
         config = {
-            "spec": self.spec, "path": sys.path, "requests": requests_read, "answers": answers_write,
+            "spec": self.spec, "modules": installed_module(self.spec), "path": [p or here for p in sys.path], "bot_path": bot_path(sys.path, self.readable),
+            "requests": requests_read, "answers": answers_write,
             "memory": self.memory, "output": self.output_limit, "parent": os.getpid(),
             "confine": {"system": self.protections.system, "landlock_abi": self.protections.landlock_abi,
                         "seccomp": self.protections.seccomp},
@@ -381,7 +544,7 @@ class BotProcess:
         try:
             self.proc = _spawner().submit(
                 subprocess.Popen, [sys.executable, "-I", "-c", CHILD, json.dumps(config)],
-                stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._out,
+                stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._out, env=child_environment(), cwd="/",
                 pass_fds=(requests_read, answers_write), start_new_session=True, close_fds=True,
             ).result()
         finally:
@@ -394,6 +557,8 @@ class BotProcess:
         self._last_answer = time.monotonic()
         self._pending.append(("hello", self._last_answer, self.startup_limit))
         self.alive = True
+        self._refused_here = {}
+        _LIVE.add(self)
 
     def start(self, seed: int, budget: int | None, time_limit: float | None) -> None:
         """A fresh bot in this process (the hello is read with its answer)."""
@@ -476,10 +641,13 @@ class BotProcess:
                 break
             if len(self._buffer) > MAX_LINE:
                 self._fail(f"sent an answer longer than {MAX_LINE} bytes")
-            wait = 0.0 if not block else max(0.0, deadline - time.monotonic())
+            self._watch_threads()
+            wait = 0.0 if not block else min(THREAD_LOOK, max(0.0, deadline - time.monotonic()))
             if not select.select([self._read_fd], [], [], wait)[0]:
-                if not block and time.monotonic() < deadline:
-                    return None
+                if time.monotonic() < deadline:
+                    if not block:
+                        return None
+                    continue
                 self._fail(f"no answer within the hard limit of {limit:g} s")
             chunk = os.read(self._read_fd, 1 << 16)
             if not chunk:
@@ -487,12 +655,10 @@ class BotProcess:
             self._buffer += chunk
         self._last_answer = time.monotonic()
         self._pending.popleft()
-        try:
-            message = json.loads(line)
-            if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
-                raise ValueError
-        except ValueError:
+        message = parse_answer(line)
+        if message is None:
             self._fail("sent something that is not a protocol answer")
+        self._note_refused(message.get("refused"))
         if what == "hello":
             if message.get("protocol") != PROTOCOL:
                 self._fail(f"speaks {_quoted(message.get('protocol'))}, not {PROTOCOL}")
@@ -508,6 +674,23 @@ class BotProcess:
     def _fail(self, reason: str):
         self.kill()
         raise BotFailure(reason)
+
+    def _watch_threads(self) -> None:
+        """Stop a bot running more than MAX_THREADS threads (looked at while its answer is awaited,
+        so a flood is cut within THREAD_LOOK seconds; RLIMIT_NPROC stops it sooner where the
+        kernel applies it)."""
+        threads = thread_count(self.proc.pid)
+        if threads > MAX_THREADS:
+            self._fail(f"ran {threads} threads (at most {MAX_THREADS})")
+
+    def _note_refused(self, refused: Any) -> None:
+        """The child's count of refused operations (of its current process) into the seat's total."""
+        if not isinstance(refused, dict):
+            return
+        for event, count in list(refused.items())[:len(REFUSED_EVENTS)]:
+            if event in REFUSED_EVENTS and isinstance(count, int) and count > self._refused_here.get(event, 0):
+                self.refused[event] = self.refused.get(event, 0) + count - self._refused_here.get(event, 0)
+                self._refused_here[event] = count
 
     def _ended(self, what: str) -> str:
         try:
@@ -532,6 +715,57 @@ class BotProcess:
         kept = [shown(line.strip(), 120) for line in lines[:SHOWN_LINES] if line.strip()]
         more = " / ..." if len(lines) > SHOWN_LINES else ""
         return " / ".join(kept) + more
+
+
+def parse_answer(line: bytes) -> dict | None:
+    """One answer line as a protocol answer (a dict with a boolean "ok"); None if it is not one.
+    Bounded before it is parsed: a bot's "[[[[..." must cost the Referee nothing but a refusal
+    (5,000 levels raised RecursionError out of json.loads, which the game did not expect)."""
+    if len(line) > MAX_LINE or nesting(line) > MAX_DEPTH:
+        return None
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
+        return None
+    return message
+
+
+def nesting(line: bytes) -> int:
+    """How deep the arrays and objects of a JSON text go (brackets inside strings do not count)."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return 0  # the usual answer: too few brackets to be too deep
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                return deepest
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def thread_count(pid: int) -> int:
+    """The threads of process `pid` now (0 if it is gone or this is not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[17])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def seat_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None,
