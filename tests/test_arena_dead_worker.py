@@ -9,6 +9,7 @@ kernel enforces later, during whichever bot's turn.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from duckcover.players.arena import ArenaConfig, suspects
 RUN_LIMIT = 180.0  # seconds for a run that must end by itself: two spawned workers on a loaded machine
 
 # The first worker to claim the flag file ends itself; the others write down their pid and play
-# on, so the test can see that the arena ended them too.
+# on, so the test can see that the arena ended them too. Without a flag file, every worker does.
 KILLER = """
 import os, resource, signal
 from duckcover.players.bot import Bot
@@ -34,6 +35,8 @@ class WorkerKiller(Bot):
     armed = None
 
     def choose(self, view):
+        if WorkerKiller.armed is None and FLAG is None:
+            WorkerKiller.armed = True
         if WorkerKiller.armed is None:
             try:
                 os.close(os.open(FLAG, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
@@ -48,17 +51,24 @@ class WorkerKiller(Bot):
         if WorkerKiller.armed and HOW == "sigkill":
             os.kill(os.getpid(), signal.SIGKILL)
         if WorkerKiller.armed and HOW == "cpu-limit":
-            sum(range(100_000))  # a few ms of CPU a decision: the limit is reached within the chunk
+            sum(range(1_000_000))  # some 20 ms of CPU a decision: the limit is reached within its chunks
         return view.legal_moves()[0]
 """
 
 
-def killer_bot(folder: Path, how: str) -> tuple[Path, Path]:
+def killer_bot(folder: Path, how: str, every_worker: bool = False) -> tuple[Path, Path]:
     pids = folder / "pids"
     pids.mkdir()
     path = folder / "killer.py"
-    path.write_text(KILLER.format(flag=str(folder / "claimed"), pids=str(pids), how=how))
+    flag = None if every_worker else str(folder / "claimed")
+    path.write_text(KILLER.format(flag=flag, pids=str(pids), how=how))
     return path, pids
+
+
+def cluster_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "cluster"  # apart from the bot's pid folder: the scheduler's logs and files
+    folder.mkdir()
+    return folder
 
 
 def arena(*argv: str) -> subprocess.CompletedProcess:
@@ -98,3 +108,48 @@ def test_the_suspects_are_the_bots_that_are_not_built_in():
         "the bots that can have ended it: a.py, b.py:B (in a confined process: only by getting through its walls)")
     assert suspects(ArenaConfig(("greedy", "random"), deals=1)) == (
         "every bot is built in: something outside the arena ended it (out of memory?)")
+
+
+# --- the same on a Dask cluster ---------------------------------------------------------------------
+@pytest.mark.keys  # a Dask scheduler and workers in processes of their own
+def test_on_a_cluster_a_bot_that_kills_every_worker_is_given_up_and_named(tmp_path):
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install -e '.[cluster]')")
+    from duckcover.players.cluster import LoopbackCluster
+
+    bot, _ = killer_bot(tmp_path, "sigkill", every_worker=True)
+    # Nannies start each killed worker again (as `dask worker` does by default); the scheduler
+    # gives a task up after it has killed allowed-failures + 1 = 2 workers.
+    started = LoopbackCluster(cluster_folder(tmp_path), workers=2, nanny=True, allowed_failures=1)
+    try:
+        done = arena("--bot", str(bot), "--bot", "greedy", "--games", "4", "--seed", "3", "--trusted",
+                     "--cluster", started.address)
+    finally:
+        started.stop()
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("duckcover arena: deals ") and " ended 2 workers they ran on " in line, line
+    assert line.endswith(f"the bot that can have ended it: {bot} (in the worker's own process: --trusted)")
+
+
+@pytest.mark.keys
+def test_on_a_cluster_whose_workers_are_all_killed_the_run_stops(tmp_path, monkeypatch):
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install -e '.[cluster]')")
+    from duckcover.players import cluster
+
+    monkeypatch.setattr(cluster, "NO_WORKER_LIMIT", 3.0)
+    monkeypatch.setattr(cluster, "WATCH", 1.0)
+    bot, _ = killer_bot(tmp_path, "sigkill", every_worker=True)
+    config = ArenaConfig((str(bot), "greedy"), deals=4, seed=3, trusted=True)
+    # Without nannies nothing starts a killed worker again: with the default allowed-failures (3)
+    # the task never reaches KilledWorker, and the scheduler would wait for workers forever.
+    started = cluster.LoopbackCluster(cluster_folder(tmp_path), workers=2)
+    try:
+        with pytest.raises(cluster.ClusterError) as stopped:
+            cluster.run(config, started.address, timeout=RUN_LIMIT)
+        assert all(process.poll() == -signal.SIGKILL for process in started.workers)
+    finally:
+        started.stop()
+    assert str(stopped.value) == (f"the cluster has had no worker for 3 s, so the run stopped without figures; "
+                                  f"if its workers were killed, the bot that can have ended it: {bot} "
+                                  f"(in the worker's own process: --trusted)")
