@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from duckcover.players.arena import ArenaConfig, suspects
+from duckcover.players.arena import ArenaConfig, run, suspects
+from duckcover.players.plugins import BotLoadError
 
 RUN_LIMIT = 180.0  # seconds for a run that must end by itself: two spawned workers on a loaded machine
 
@@ -99,6 +100,20 @@ def test_jobs_2_stops_with_one_line_naming_the_bot_that_killed_its_worker(tmp_pa
     # The worker that played on was ended with the run: nothing of the arena outlives it.
     survivors = [int(name.name) for name in pids.iterdir()]
     assert not [pid for pid in survivors if alive(pid)]
+
+
+@pytest.mark.keys  # spawns two worker processes
+def test_with_two_jobs_progress_counts_every_deal_once_and_results_come_in_deal_order():
+    seen: list[int] = []
+    results = run(ArenaConfig(("greedy", "random"), deals=5, seed=1), jobs=2, progress=seen.append)
+    assert sum(seen) == 5 and [result.deal for result in results] == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.keys
+def test_an_error_in_a_worker_is_raised_in_the_arena_not_blamed_on_a_bot(tmp_path):
+    missing = tmp_path / "gone.py"  # trusted bots are loaded in the worker: this one cannot be
+    with pytest.raises(BotLoadError, match="no such file"):
+        run(ArenaConfig((str(missing), "greedy"), deals=4, trusted=True), jobs=2)
 
 
 def test_the_suspects_are_the_bots_that_are_not_built_in():

@@ -242,7 +242,10 @@ def _play_in_workers(config: ArenaConfig, chunks: list[range], count: int) -> It
                         raise WorkerDied(_death_line(config, worker))
                     busy.remove(worker)
                 elif not worker.deals:
-                    _next_chunk(worker, waiting)
+                    try:
+                        _next_chunk(worker, waiting)
+                    except OSError:  # it died after its last result, before it could read the next chunk
+                        raise WorkerDied(_death_line(config, worker)) from None
                     if not worker.deals:  # nothing left to play: it was told to exit
                         busy.remove(worker)
     except BaseException:
@@ -316,24 +319,21 @@ def suspects(config: ArenaConfig) -> str:
 
 
 def _worker_main(connection, config: ArenaConfig, private: list[str]) -> None:
-    """A --jobs worker: chunks from the pipe (None: exit), each deal's result back as it is played."""
-    _guard_worker(private)
-    while True:
-        try:
-            deals = connection.recv()
-        except EOFError:  # the arena is gone
-            return
-        if deals is None:
-            return
-        try:
+    """A --jobs worker: chunks from the pipe (None: exit), each deal's result back as it is played.
+    An exception goes back to the arena, which raises it: a worker that cannot start or play is
+    an error of the arena's, not a death to blame on a bot."""
+    try:
+        _guard_worker(private)
+        while (deals := connection.recv()) is not None:
             for result in _chunk_results(config, deals):
                 connection.send(result)
-        except Exception as err:  # noqa: BLE001 - sent to the arena, which raises it
-            try:
-                connection.send(err)
-            except Exception:  # noqa: BLE001 - it does not pickle: its words, then
-                connection.send(RuntimeError(f"{type(err).__name__}: {err}"))
-            return
+    except EOFError:  # the arena is gone
+        return
+    except Exception as err:  # noqa: BLE001 - sent to the arena
+        try:
+            connection.send(err)
+        except Exception:  # noqa: BLE001 - it does not pickle: its words, then
+            connection.send(RuntimeError(f"{type(err).__name__}: {err}"))
 
 
 def _guard_worker(private: list[str]) -> None:
