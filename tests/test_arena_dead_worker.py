@@ -8,6 +8,7 @@ kernel enforces later, during whichever bot's turn.
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -100,6 +101,42 @@ def test_jobs_2_stops_with_one_line_naming_the_bot_that_killed_its_worker(tmp_pa
     # The worker that played on was ended with the run: nothing of the arena outlives it.
     survivors = [int(name.name) for name in pids.iterdir()]
     assert not [pid for pid in survivors if alive(pid)]
+
+
+# The attack of issue 28, from a confined bot: a one-second CPU limit on its parent, the worker.
+LIMITER = """
+import os, resource
+from duckcover.players.bot import Bot
+
+class Limiter(Bot):
+    description = "Sets a 1-second CPU limit on the process that started it: the arena's worker."
+    tried = False
+
+    def choose(self, view):
+        if not Limiter.tried:
+            Limiter.tried = True
+            try:
+                resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))
+            except OSError:
+                pass  # a wall refused it
+        return view.legal_moves()[0]
+"""
+
+
+@pytest.mark.keys
+def test_jobs_2_with_a_confined_bot_that_limits_its_worker_ends_by_itself(tmp_path):
+    bot = tmp_path / "limiter.py"
+    bot.write_text(LIMITER)
+    # Greedy plays in the worker's own process: enough CPU there to pass a 1-second limit.
+    done = arena("--bot", str(bot), "--bot", "greedy", "--games", "300", "--seed", "1", "--jobs", "2", "--json")
+    assert "Traceback" not in done.stderr
+    if done.returncode == 0:  # the walls refused the call (or ended the bot): every deal was played
+        assert json.loads(done.stdout)["deals"] == 300
+        return
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("duckcover arena: a --jobs worker process died (killed by SIG")
+    assert line.endswith(f"the bot that can have ended it: {bot} (in a confined process: only by getting through its walls)")
 
 
 @pytest.mark.keys  # spawns two worker processes
