@@ -229,7 +229,7 @@ def _play_in_workers(config: ArenaConfig, chunks: list[range], count: int) -> It
             process.start()
             theirs.close()  # only the worker holds its end now: when it dies, ours reads end-of-file
             workers.append(_Worker(process, ours))
-            _next_chunk(workers[-1], waiting)
+            _next_chunk(config, workers[-1], waiting)
         busy = list(workers)
         while busy:
             handles = {handle: worker for worker in busy for handle in (worker.connection, worker.process.sentinel)}
@@ -242,10 +242,7 @@ def _play_in_workers(config: ArenaConfig, chunks: list[range], count: int) -> It
                         raise WorkerDied(_death_line(config, worker))
                     busy.remove(worker)
                 elif not worker.deals:
-                    try:
-                        _next_chunk(worker, waiting)
-                    except OSError:  # it died after its last result, before it could read the next chunk
-                        raise WorkerDied(_death_line(config, worker)) from None
+                    _next_chunk(config, worker, waiting)
                     if not worker.deals:  # nothing left to play: it was told to exit
                         busy.remove(worker)
     except BaseException:
@@ -262,9 +259,13 @@ def _play_in_workers(config: ArenaConfig, chunks: list[range], count: int) -> It
             worker.connection.close()
 
 
-def _next_chunk(worker: _Worker, waiting: deque) -> None:
+def _next_chunk(config: ArenaConfig, worker: _Worker, waiting: deque) -> None:
+    """The next chunk to the worker, or None (exit) when there is none."""
     chunk = waiting.popleft() if waiting else None
-    worker.connection.send(chunk)  # None: exit
+    try:
+        worker.connection.send(chunk)
+    except OSError:  # its pipe is closed: it died after its last result, before reading this
+        raise WorkerDied(_death_line(config, worker)) from None
     if chunk is not None:
         worker.deals.extend(chunk)
 
@@ -272,16 +273,17 @@ def _next_chunk(worker: _Worker, waiting: deque) -> None:
 def _receive(worker: _Worker) -> tuple[list[DealResult], bool]:
     """The results the worker has sent so far, and whether its pipe has ended (it exited or died)."""
     part: list[DealResult] = []
-    try:
-        while worker.connection.poll():
+    while True:
+        try:
+            if not worker.connection.poll():
+                return part, False
             message = worker.connection.recv()
-            if isinstance(message, BaseException):  # the chunk raised: as Pool.imap did, here
-                raise message
-            worker.deals.popleft()
-            part.append(message)
-    except (EOFError, OSError):  # OSError: it died in the middle of a message
-        return part, True
-    return part, False
+        except (EOFError, OSError):  # OSError: it died in the middle of a message
+            return part, True
+        if isinstance(message, BaseException):  # the chunk raised: raised here, as Pool.imap did
+            raise message
+        worker.deals.popleft()
+        part.append(message)
 
 
 def _death_line(config: ArenaConfig, worker: _Worker) -> str:
