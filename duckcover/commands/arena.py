@@ -10,7 +10,7 @@ from pathlib import Path
 from ..common.untrusted import LABEL_MAX, shown
 from ..engine.errors import RulesError
 from ..engine.rules import VARIANTS, rules_with_variants
-from ..players.arena import ArenaConfig, report, run as run_arena
+from ..players.arena import ArenaConfig, WorkerDied, report, run as run_arena
 from ..players.cluster import ClusterError
 from ..players.harness import new_seed
 from ..players.plugins import BotLoadError, is_builtin, resolve_bot
@@ -96,7 +96,7 @@ def run(args) -> int:
             return 2
         try:
             results, ran_on = _with_progress(config, args) if show_progress else _play(config, args, None)
-        except ClusterError as err:
+        except (ClusterError, WorkerDied) as err:  # a dead worker names the bots that can have ended it
             print(f"duckcover arena: {shown(err, 400)}", file=sys.stderr)
             return 2
     figures = report(config, results, ran_on)

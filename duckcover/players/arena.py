@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import math
 import random
+import signal
 import statistics
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine.rules import Rules, rules_with_variants
 from ..saves.ratings import RatedGame, Standing, bot_key, compute, ranks
@@ -149,25 +151,42 @@ def _bot_class(spec: str) -> type:
     return cls
 
 
-def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:
-    config, deals = job
-    processes: dict[int, BotProcess] = {}  # one per bot that does not run here, for the whole chunk
+def _chunk_results(config: ArenaConfig, deals: range) -> Iterator[DealResult]:
+    """The chunk's deals one by one, with one process per bot that does not run here for the
+    whole chunk, ended when the chunk is (or when the consumer stops early)."""
+    processes: dict[int, BotProcess] = {}
     try:
-        return [play_deal(config, deal, processes) for deal in deals]
+        for deal in deals:
+            yield play_deal(config, deal, processes)
     finally:
         for process in processes.values():
             process.close()
 
 
+def _play_chunk(job: tuple[ArenaConfig, range]) -> list[DealResult]:
+    config, deals = job
+    return list(_chunk_results(config, deals))
+
+
+class WorkerDied(Exception):
+    """A --jobs worker process ended in the middle of a run; the message is one line for the user."""
+
+
 def run(config: ArenaConfig, jobs: int = 1, progress: Callable[[int], None] | None = None) -> list[DealResult]:
-    """Every deal's result, in deal order; `progress(k)` is called as k more deals finish."""
+    """Every deal's result, in deal order; `progress(k)` is called as k more deals finish.
+    WorkerDied if a --jobs worker process dies: the run stops (docs/arena.md says why)."""
     chunk = chunk_size(config.deals, jobs)
     chunks = [range(start, min(start + chunk, config.deals)) for start in range(0, config.deals, chunk)]
+    if jobs <= 1 or len(chunks) <= 1:
+        parts = map(_play_chunk, [(config, deals) for deals in chunks])
+    else:
+        parts = _play_in_workers(config, chunks, min(jobs, len(chunks)))
     results: list[DealResult] = []
-    for part in _map(_play_chunk, [(config, deals) for deals in chunks], jobs):
+    for part in parts:
         results.extend(part)
         if progress:
             progress(len(part))
+    results.sort(key=lambda result: result.deal)  # workers finish in any order; each deal's result is its seed's
     return results
 
 
@@ -177,17 +196,149 @@ def chunk_size(deals: int, workers: int) -> int:
     return max(1, min(50, deals // (workers * 8) or 1))
 
 
-def _map(function, items: list, jobs: int) -> Iterator:
-    if jobs <= 1 or len(items) <= 1:
-        yield from map(function, items)
-        return
+# --- worker processes (--jobs) ---------------------------------------------------------------------
+# Not multiprocessing.Pool: a Pool whose worker is SIGKILLed starts another and waits forever for
+# the lost task's result. Nor ProcessPoolExecutor: it notices the death (BrokenProcessPool) but not
+# which worker or deal it was, and on Python 3.11 it cannot end its other workers. Here each worker
+# has its own pipe and the arena watches its pipe and its process sentinel together, so a death is
+# seen at once, with its exit signal and the deal it was playing.
+
+JOIN_LIMIT = 30.0  # seconds a worker may take to end its bot processes and exit when asked
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: Any  # a spawned multiprocessing Process
+    connection: Any  # the arena's end of its pipe
+    deals: deque = field(default_factory=deque)  # its chunk's deals not returned yet; the first is being played
+
+
+def _play_in_workers(config: ArenaConfig, chunks: list[range], count: int) -> Iterator[list[DealResult]]:
+    """The chunks played by `count` spawned worker processes, each deal's result as it arrives
+    (in any order); WorkerDied as soon as a worker ends with deals unplayed."""
     import multiprocessing
+    from multiprocessing.connection import wait
 
     from .confine import private_paths
 
-    # Spawned workers start bots too: they guard themselves as this process did (confine.available).
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items)), _guard_worker, (private_paths(),)) as pool:
-        yield from pool.imap(function, items)  # imap keeps the input order
+    context = multiprocessing.get_context("spawn")
+    waiting = deque(chunks)
+    workers: list[_Worker] = []
+    try:
+        for _ in range(count):
+            ours, theirs = context.Pipe()
+            # Spawned workers start bots too: they guard themselves as this process did (confine.available).
+            process = context.Process(target=_worker_main, args=(theirs, config, private_paths()), daemon=True)
+            process.start()
+            theirs.close()  # only the worker holds its end now: when it dies, ours reads end-of-file
+            workers.append(_Worker(process, ours))
+            _next_chunk(config, workers[-1], waiting)
+        busy = list(workers)
+        while busy:
+            handles = {handle: worker for worker in busy for handle in (worker.connection, worker.process.sentinel)}
+            for worker in dict.fromkeys(handles[handle] for handle in wait(list(handles))):
+                part, ended = _receive(worker)
+                if part:
+                    yield part
+                if ended:  # it exited or died: with deals left to play, the run cannot finish
+                    if worker.deals or waiting:
+                        raise WorkerDied(_death_line(config, worker))
+                    busy.remove(worker)
+                elif not worker.deals:
+                    _next_chunk(config, worker, waiting)
+                    if not worker.deals:  # nothing left to play: it was told to exit
+                        busy.remove(worker)
+    except BaseException:
+        for worker in workers:  # their bot processes die with them (PR_SET_PDEATHSIG, see sandbox)
+            if worker.process.is_alive():
+                worker.process.terminate()
+        raise
+    finally:
+        for worker in workers:
+            worker.process.join(JOIN_LIMIT)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.connection.close()
+
+
+def _next_chunk(config: ArenaConfig, worker: _Worker, waiting: deque) -> None:
+    """The next chunk to the worker, or None (exit) when there is none."""
+    chunk = waiting.popleft() if waiting else None
+    try:
+        worker.connection.send(chunk)
+    except OSError:  # its pipe is closed: it died after its last result, before reading this
+        raise WorkerDied(_death_line(config, worker)) from None
+    if chunk is not None:
+        worker.deals.extend(chunk)
+
+
+def _receive(worker: _Worker) -> tuple[list[DealResult], bool]:
+    """The results the worker has sent so far, and whether its pipe has ended (it exited or died)."""
+    part: list[DealResult] = []
+    while True:
+        try:
+            if not worker.connection.poll():
+                return part, False
+            message = worker.connection.recv()
+        except (EOFError, OSError):  # OSError: it died in the middle of a message
+            return part, True
+        if isinstance(message, BaseException):  # the chunk raised: raised here, as Pool.imap did
+            raise message
+        worker.deals.popleft()
+        part.append(message)
+
+
+def _death_line(config: ArenaConfig, worker: _Worker) -> str:
+    worker.process.join(JOIN_LIMIT)  # its pipe ended: it is exiting, for its exit code
+    code = worker.process.exitcode
+    if code is None:
+        how = "its pipe closed"
+    elif code < 0:
+        try:
+            how = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit status {code}"
+    during = f"while playing deal {worker.deals[0]}" if worker.deals else "between two chunks of deals"
+    return f"a --jobs worker process died ({how}) {during}, so the arena stopped without figures; {suspects(config)}"
+
+
+def suspects(config: ArenaConfig) -> str:
+    """Which bots can have ended a process that plays the deals, for the line that says it died.
+    Every deal seats every bot, so it is not the deal that tells them apart but where they ran.
+    Not the bot that was deciding: a limit set on the worker (RLIMIT_CPU) kills it later, during
+    anyone's turn. The built-in bots are the project's own and are not named."""
+    plugins = [spec for spec in dict.fromkeys(config.specs) if not config.builtin(spec)]
+    if not plugins:
+        return "every bot is built in: something outside the arena ended it (out of memory?)"
+    inside = [spec for spec in plugins if config.in_process(spec)]
+    walled = [spec for spec in plugins if not config.in_process(spec)]
+    where = []
+    if inside:
+        where.append(f"{', '.join(inside)} (in the worker's own process: --trusted)")
+    if walled:
+        where.append(f"{', '.join(walled)} (in a confined process: only by getting through its walls)")
+    return f"the bot{'s' if len(plugins) > 1 else ''} that can have ended it: {'; '.join(where)}"
+
+
+def _worker_main(connection, config: ArenaConfig, private: list[str]) -> None:
+    """A --jobs worker: chunks from the pipe (None: exit), each deal's result back as it is played.
+    An exception goes back to the arena, which raises it: a worker that cannot start or play is
+    an error of the arena's, not a death to blame on a bot."""
+    try:
+        _guard_worker(private)
+        while (deals := connection.recv()) is not None:
+            for result in _chunk_results(config, deals):
+                connection.send(result)
+    except EOFError:  # the arena is gone
+        return
+    except Exception as err:  # noqa: BLE001 - sent to the arena
+        try:
+            connection.send(err)
+        except Exception:  # noqa: BLE001 - it does not pickle: its words, then
+            connection.send(RuntimeError(f"{type(err).__name__}: {err}"))
 
 
 def _guard_worker(private: list[str]) -> None:

@@ -4,6 +4,8 @@ Deals are independent and a deal's result depends on its seed alone, so the deal
 chunks (one task each), come back in any order, and are pooled by deal index: the figures are
 those of the same run on one machine. A task lost with its worker is run again by the
 scheduler on another; each chunk's result is taken once, by its index, so nothing counts twice.
+A task that kills every worker it lands on is given up by the scheduler (KilledWorker), and a
+cluster left with no worker is given up here: either stops the run with one line naming the bots.
 
 Bots travel as their spec: a built-in name or a module path as it is (the workers have the same
 installation), a file bot as its file's content and SHA-256, written once per worker under the
@@ -24,15 +26,19 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .. import __version__
-from .arena import ArenaConfig, DealResult, _play_chunk, chunk_size
+from .arena import ArenaConfig, DealResult, _play_chunk, chunk_size, suspects
 from .plugins import DIFFICULTIES, _looks_like_file
 
 FILE_LIMIT = 1 << 20  # bytes of a file bot that travels to the workers
 CONNECT_TIMEOUT = 20.0  # seconds to reach the scheduler
+WATCH = 5.0  # seconds between looks at the cluster's workers while no task finishes
+# Seconds the cluster may have no worker at all before the run stops. Long enough for killed
+# workers to be restarted by their nanny, or for an autoscaler to bring new ones.
+NO_WORKER_LIMIT = 120.0
 START_LIMIT = 90.0  # seconds for a LoopbackCluster to come up on a loaded machine
 MISSING = "--cluster needs Dask distributed: pip install 'duckcover[cluster]'"
 
@@ -113,7 +119,7 @@ def run(config: ArenaConfig, address: str, progress: Callable[[int], None] | Non
     """Every deal's result in deal order, and where it ran; ClusterError with one line when it
     cannot run there (no Dask, no scheduler, a task that failed). `timeout` bounds the whole run."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, KilledWorker
     except ImportError:
         raise ClusterError(MISSING) from None
     files = pack_files(config.specs)
@@ -133,19 +139,24 @@ def run(config: ArenaConfig, address: str, progress: Callable[[int], None] | Non
         }
         by_start: dict[int, list[DealResult]] = {}
         try:
-            with client.as_current():  # as_completed looks for its client there
-                for future in as_completed(futures, timeout=timeout):
+            with client.as_current():  # distributed.wait looks for its client there
+                for future in _as_they_finish(client, config, list(futures), timeout):
                     start = futures.pop(future)  # the last reference but this one: the worker may free it
-                    part = future.result()
+                    try:
+                        part = future.result()
+                    except KilledWorker as err:
+                        raise ClusterError(_killed_line(config, start, min(start + size, config.deals), err)) from None
                     future.release()
                     if start in by_start:  # a chunk is one future: it cannot come twice, but never count it so
                         continue
                     by_start[start] = part
                     if progress:
                         progress(len(part))
-        except Exception as err:  # noqa: BLE001 - a task's error, a lost scheduler, the timeout
-            for future in futures:
-                future.cancel()
+        except ClusterError:
+            _cancel(futures)
+            raise
+        except Exception as err:  # noqa: BLE001 - a task's error, a lost scheduler
+            _cancel(futures)
             raise ClusterError(f"the cluster run failed: {_first_line(err)}") from None
         results = [result for start in sorted(by_start) for result in by_start[start]]
         if [result.deal for result in results] != list(range(config.deals)):
@@ -155,19 +166,68 @@ def run(config: ArenaConfig, address: str, progress: Callable[[int], None] | Non
         client.close()
 
 
+def _cancel(futures) -> None:
+    for future in futures:
+        future.cancel()
+
+
+def _killed_line(config: ArenaConfig, start: int, stop: int, err: BaseException) -> str:
+    """KilledWorker: the scheduler ran a task on allowed-failures + 1 workers and each died."""
+    tries = getattr(err, "allowed_failures", None)
+    times = f"{tries + 1} workers" if isinstance(tries, int) else "every worker"
+    return (f"deals {start}-{stop - 1} ended {times} they ran on (Dask's allowed-failures), so the run stopped "
+            f"without figures; {suspects(config)}")
+
+
+def _as_they_finish(client, config: ArenaConfig, futures: list, timeout: float | None) -> Iterator:
+    """`futures` as they finish, each once. ClusterError when `timeout` seconds have passed, or
+    when the cluster has had no worker for NO_WORKER_LIMIT seconds: the scheduler waits for new
+    workers forever, and a bot that kills each worker it runs on leaves none where nothing
+    restarts them (workers started without a nanny)."""
+    from distributed import wait
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    without_workers_since: float | None = None
+    pending = set(futures)
+    while pending:
+        look = WATCH if deadline is None else max(0.0, min(WATCH, deadline - time.monotonic()))
+        try:
+            done, pending = wait(list(pending), timeout=look, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            done = set()
+        yield from done
+        now = time.monotonic()
+        if pending and deadline is not None and now >= deadline:
+            raise ClusterError(f"the run did not finish within {timeout:g} s")
+        if done:
+            continue
+        if client.scheduler_info().get("workers"):
+            without_workers_since = None
+        elif without_workers_since is None:
+            without_workers_since = now
+        elif now - without_workers_since >= NO_WORKER_LIMIT:
+            raise ClusterError(f"the cluster has had no worker for {NO_WORKER_LIMIT:g} s, so the run stopped "
+                               f"without figures; if its workers were killed, {suspects(config)}")
+
+
 class LoopbackCluster:
     """A scheduler and `workers` workers (one thread each) started as plain commands on this
     machine, listening on 127.0.0.1 only: for the tests and benchmarks/cluster.py, and the
     same commands docs/arena.md gives for a real cluster. `stop()` ends them."""
 
-    def __init__(self, folder: Path, workers: int) -> None:
+    def __init__(self, folder: Path, workers: int, nanny: bool = False, allowed_failures: int | None = None) -> None:
         self.folder = folder
         self.file = folder / "scheduler.json"
         self.env = {**os.environ, "TMPDIR": str(folder)}  # the workers' copies of file bots land here
+        if allowed_failures is not None:  # deaths of a task's workers before the scheduler gives it up
+            self.env["DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES"] = str(allowed_failures)
         # Left behind by a killed test, the scheduler ends after 10 idle minutes, its workers 60 s later.
         self.scheduler = self._start("dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--idle-timeout", "600")
-        # --no-nanny: a worker is one process, so killing it (the tests do) loses the worker.
-        self.workers = [self._start("dask_worker", "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
+        # --no-nanny: a worker is one process, so killing it (the tests do) loses the worker. With
+        # a nanny (as `dask worker` runs by default) a killed worker is started again.
+        self.nanny = nanny
+        self.workers = [self._start("dask_worker", "--host", "127.0.0.1", "--nthreads", "1",
+                                    "--nanny" if nanny else "--no-nanny",
                                     "--death-timeout", "60", "--local-directory", str(folder / f"w{i}"))
                         for i in range(workers)]
         try:
@@ -208,6 +268,15 @@ class LoopbackCluster:
             return len(client.scheduler_info()["workers"])
 
     def stop(self) -> None:
+        if self.nanny:  # asked, a nanny ends its worker process; killed, it would leave it behind
+            for process in self.workers:
+                if process.poll() is None:
+                    process.terminate()
+            for process in self.workers:
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    pass
         for process in [*self.workers, self.scheduler]:
             if process.poll() is None:
                 process.kill()
