@@ -152,7 +152,8 @@ def test_missing_walls_around_a_bot_process_are_said_once(tmp_path, monkeypatch)
         ctl.close()
     assert notices == ["Bots you did not write run in a process of their own, but this system lacks some of the "
                        "kernel's walls: they can use the network; they can signal or stop the game; they can start "
-                       "processes that outlive the game."]
+                       "processes that outlive the game; they can change the limits and priority of the game and your "
+                       "other programs; they can reach your shared memory and keys."]
 
 
 def test_the_controller_seeds_bots_from_its_key_not_from_the_game_seed():
