@@ -129,9 +129,24 @@ def test_a_broken_door_is_reported(tmp_path):
     env = {**__import__("os").environ, "PYTHONPATH": str(copy)}
     result = lint_imports(cwd=tmp_path, env=env)
     assert result.returncode != 0
-    assert "Contracts: 4 kept, 2 broken." in result.stdout or "BROKEN" in result.stdout, result.stdout[-3000:]
+    # engine -> app closes a cycle through every room: every contract breaks but the one about
+    # the old re-export paths (which the copy does not touch)
+    assert f"Contracts: 1 kept, {len(contracts()) - 1} broken." in result.stdout, result.stdout[-3000:]
+    assert "duckcover itself never imports them KEPT" in " ".join(result.stdout.split())
     assert "duckcover.engine.grid -> duckcover.app.options" in result.stdout
     assert "duckcover.engine.grid -> textual" in result.stdout
+
+
+# What the rules may import from outside duckcover: an allow-list, not a list of what they may
+# not (a new top-level module in the engine is a decision, made here, not an accident).
+ENGINE_MAY_IMPORT = {"__future__", "collections", "dataclasses", "enum", "functools", "itertools", "json", "os",
+                     "pathlib", "pkgutil", "platformdirs", "random", "secrets", "types", "typing"}
+
+
+def test_the_engine_imports_only_the_modules_it_is_allowed():
+    found = {module.split(".")[0] for name, path in MODULES.items() if _within(name, "duckcover.engine")
+             for module in imports_of(name, path) if not _within(module, "duckcover")}
+    assert found <= ENGINE_MAY_IMPORT, sorted(found - ENGINE_MAY_IMPORT)
 
 
 def test_importing_everything_below_the_app_loads_no_textual():

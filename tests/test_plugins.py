@@ -185,3 +185,31 @@ def test_cli_refuses_a_bad_bot_spec_with_one_line(capsys):
     assert main(["arena", "--bot", "greedy", "--bot", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown bot 'nope'" in err
+
+
+OLD_PATHS = ("bot", "game", "grid", "harness", "moves", "plugins", "safety", "view")
+
+
+@pytest.mark.parametrize("name", OLD_PATHS)
+def test_a_bot_written_for_the_old_paths_is_told_where_they_went(name):
+    """The eight re-exports at the top level warn, naming the new home, and keep their names."""
+    import importlib
+    import sys
+    import warnings
+
+    sys.modules.pop(f"duckcover.{name}", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(f"duckcover.{name}")
+    (warning,) = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert f"duckcover.{name} moved: import these names from duckcover." in str(warning.message)
+    assert all(hasattr(module, exported) for exported in module.__all__)
+
+
+def test_a_bot_importing_a_module_that_moved_is_told_its_new_home(tmp_path):
+    old = tmp_path / "old.py"
+    old.write_text("from duckcover.cards import Card\nfrom duckcover.players.safety import PassiveBot as Old\n")
+    with pytest.raises(BotLoadError) as raised:
+        load_bot_class(f"{old}:Old")
+    assert "No module named 'duckcover.cards' (duckcover.cards moved to duckcover.engine.cards" in str(raised.value)
+    assert "\n" not in str(raised.value)

@@ -209,7 +209,31 @@ def _check_class(obj: object, label: str) -> type[Bot]:
 
 def _describe(err: BaseException) -> str:
     text = _one_line(str(err))
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+    described = f"{type(err).__name__}: {text}" if text else type(err).__name__
+    moved = moved_to(err.name) if isinstance(err, ModuleNotFoundError) and err.name else None
+    return f"{described} ({err.name} moved to {moved}: import it from there)" if moved else described
+
+
+# The rooms (README.md): where a top-level module of an older duckcover lives now.
+ROOMS = ("engine", "common", "players", "saves")
+
+
+def moved_to(module: str) -> str | None:
+    """`duckcover.cards` -> `duckcover.engine.cards`: the new home of a module a bot written for an
+    older duckcover imports; None if it is not one that moved."""
+    import importlib.util
+
+    parts = module.split(".")
+    if len(parts) != 2 or parts[0] != "duckcover":
+        return None
+    for room in ROOMS:
+        home = f"duckcover.{room}.{parts[1]}"
+        try:
+            if importlib.util.find_spec(home) is not None:
+                return home
+        except ImportError:
+            continue
+    return None
 
 
 def _one_line(text: object) -> str:
