@@ -34,7 +34,7 @@ def test_brackets_inside_strings_do_not_count():
     assert nesting(b'{"a": "\\"' + b"[" * 50 + b'"}') == 1
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(60))
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
                     max_leaves=40))
