@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import os
 import resource
 import signal
@@ -196,6 +197,50 @@ async def test_table_files_that_cannot_be_read_are_set_aside_and_the_server_star
         assert [path.name for path in tables.iterdir()] == ["set-aside"]
     finally:
         await srv.close()
+
+
+async def test_a_table_file_restores_bot_seats_by_difficulty_only_and_imports_nothing_it_names(
+        tmp_path, monkeypatch):
+    """A bot spec written into serve/tables/*.table.json (a file, a module:Class) is never
+    imported by the server: the seat is set aside with one line and the default difficulty
+    plays it, so the people at the table keep their game (issue 28, item 6)."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    marker = tmp_path / "imported"
+    evil = f"open({str(marker)!r}, 'a').write(__name__)\n"
+    (planted / "evil_file.py").write_text(evil)
+    (planted / "evil_module.py").write_text(evil)
+    monkeypatch.syspath_prepend(str(planted))
+    srv = TableServer(tmp_path, pace=0)
+    srv.sock = tmp_path / "tables.sock"
+    await srv.start(srv.sock)
+    try:
+        ann = await join(srv, "ann")
+        ann.send("create", seats=["human", "medium", "hard", "easy"])
+        await ann.until("seated")
+        table = next(iter(srv.tables.values()))
+    finally:
+        await srv.close()
+    meta_path = tmp_path / "serve" / "tables" / f"{table.id}.table.json"
+    meta = json.loads(meta_path.read_text())
+    meta["seats"][1]["bot"] = str(planted / "evil_file.py")
+    meta["seats"][2]["bot"] = "evil_module:GreedyBot"
+    meta_path.write_text(json.dumps(meta))
+    srv = TableServer(tmp_path, pace=0)
+    await srv.start(tmp_path / "tables.sock")
+    try:
+        restored = srv.tables[table.id]
+        assert [seat.bot for seat in restored.seats] == [None, "medium", "medium", "easy"]
+        assert len(srv.problems) == 2 and all("\n" not in line for line in srv.problems)
+        assert "seat 2's bot '/" in srv.problems[0]
+        assert "seat 3's bot 'evil_module:GreedyBot'" in srv.problems[1]
+        assert all("not a built-in difficulty" in line and "medium plays the seat" in line for line in srv.problems)
+        back = await ProtocolClient.connect(tmp_path / "tables.sock", srv.issue_token(restored.seats[0].owner))
+        assert (await back.until("seated"))["seat"] == 0  # the game goes on, its bots made
+        assert len(restored.referees) == 4
+    finally:
+        await srv.close()
+    assert not marker.exists() and "evil_module" not in sys.modules and "evil_file" not in sys.modules
 
 
 # --- pure parts: hypothesis ------------------------------------------------------------------

@@ -43,6 +43,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a sc
 CODE_LENGTH = 6  # 30 bits; each guess costs an SSH login
 CODE_PREFIX = "code:"  # an Identity key that is a return code, never an SSH key's fingerprint
 _CODED_LOGIN = re.compile(rf"(.+)\+([{CODE_ALPHABET}]{{{CODE_LENGTH}}})", re.DOTALL)
+DEFAULT_BOT = "medium"  # stands in for an absent player; plays a restored bot seat whose file names no difficulty
 FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
 ROUND_PAUSE = 2.0  # seconds between a round's end and the next deal (clients show the scorepad)
 SEND_BUFFER_MAX = 4 * 1024 * 1024  # a client that stops reading this far behind is dropped
@@ -292,7 +293,8 @@ class Table:
         self.referees = []
         for i, seat in enumerate(self.seats):
             # Human seats get the medium bot that stands in when their player is gone too long.
-            spec = seat.bot if not seat.human else "medium"
+            # Only a difficulty is ever resolved here: the server imports no bot a file names.
+            spec = seat.bot if not seat.human and seat.bot in DIFFICULTIES else DEFAULT_BOT
             try:
                 bot = resolve_bot(spec, seed=self.seed + i)
             except Exception:  # noqa: BLE001 - a broken plugin: the medium bot plays
@@ -916,6 +918,23 @@ class TableServer:
         where = f"; moved to serve/tables/{SET_ASIDE}/" if moved else ""
         self.problem(f"table {shown(table_id, 40)}: not restored: {shown(reason, 120)}{where}")
 
+    def restored_bot(self, table_id: str, number: int, seat: dict) -> str | None:
+        """A restored seat's bot: only a built-in difficulty, by name. The file is the server's
+        own, but whoever can write it must not make the server import their code (a file path
+        or `module:Class` would be imported here, outside every wall a bot process gets): any
+        other spec is set aside with one line, and the default difficulty plays the seat, so
+        the people at the table keep their game."""
+        if seat["kind"] == "human":
+            return None
+        if seat["kind"] != "bot":
+            raise ValueError("a seat is human or bot")
+        spec = seat.get("bot")
+        if isinstance(spec, str) and spec in DIFFICULTIES:
+            return spec
+        self.problem(f"table {shown(table_id, 40)}: seat {number}'s bot '{shown(spec, 60)}' is not a built-in "
+                     f"difficulty, so it is not loaded; {DEFAULT_BOT} plays the seat")
+        return DEFAULT_BOT
+
     def load_table(self, meta_path: Path) -> Table:
         from ..common.files import read_bounded
         from ..saves.record import read_file
@@ -925,9 +944,9 @@ class TableServer:
         if meta["id"] != table_id or not re.fullmatch(r"[0-9a-f]{1,32}", table_id):
             raise ValueError("the table's id is not its file's name")
         seats = []
-        for s in meta["seats"]:
+        for number, s in enumerate(meta["seats"], start=1):
             owner = Identity(*map(str_or_none, s["owner"][:2])) if s.get("owner") else None
-            seats.append(Seat(s["kind"], bot=s.get("bot"), name=s.get("name"), owner=owner))
+            seats.append(Seat(s["kind"], bot=self.restored_bot(table_id, number, s), name=s.get("name"), owner=owner))
         rules = read_rules({"rules": meta["rules"]})
         table = Table(table_id, shown(meta["name"], LABEL_MAX), seats, rules, int(meta["seed"]), self,
                       rated=meta.get("rated", True) is True)
