@@ -31,6 +31,7 @@ from ..saves.record import (RecordError, add_turn_seats, dumps, read_rules, read
 from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
 from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 from . import protocol as p
+from .admission import TABLES_PER_NETWORK, network_of
 
 DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/players/difficulty.py
 MIN_SEATS, MAX_SEATS = MIN_PLAYERS, BOX_PLAYERS  # the rules' (rules.py)
@@ -46,6 +47,7 @@ _CODED_LOGIN = re.compile(rf"(.+)\+([{CODE_ALPHABET}]{{{CODE_LENGTH}}})", re.DOT
 DEFAULT_BOT = "medium"  # stands in for an absent player; plays a restored bot seat whose file names no difficulty
 FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
 ROUND_PAUSE = 2.0  # seconds between a round's end and the next deal (clients show the scorepad)
+LOCAL_NETWORK = "local"  # a client whose token names no address (tests, the host's own tools)
 SEND_BUFFER_MAX = 4 * 1024 * 1024  # a client that stops reading this far behind is dropped
 
 
@@ -54,6 +56,13 @@ class Identity(NamedTuple):
 
     user: str
     key: str | None = None
+
+
+class Login(NamedTuple):
+    """What a client token stands for: who logged in, and from which network (admission.py)."""
+
+    identity: Identity
+    network: str
 
 
 def login_identity(user: str, key: str | None) -> Identity:
@@ -101,6 +110,7 @@ class Client:
 
     identity: Identity
     writer: asyncio.StreamWriter
+    network: str = LOCAL_NETWORK  # where the login came from: tables are bounded per network
     table: "Table | None" = None
     seat: int | None = None
 
@@ -131,6 +141,7 @@ class Table:
     fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
     rated: bool = True  # False: a friendly table (its creator said so) or a chosen seed
+    network: str = LOCAL_NETWORK  # where its creator logged in from (admission.TABLES_PER_NETWORK)
 
     # --- the turn, as the shared table holds it ---------------------------------------------
     def take_game(self, game: Game) -> None:
@@ -519,7 +530,7 @@ class TableServer:
         self.abandoned_after = abandoned_after
         self.sweeper: asyncio.TimerHandle | None = None
         self.tables: dict[str, Table] = {}
-        self.tokens: dict[str, Identity] = {}
+        self.tokens: dict[str, Login] = {}
         self.clients: set[Client] = set()
         self.tasks: set[asyncio.Task] = set()
         self.server: asyncio.base_events.Server | None = None
@@ -604,9 +615,10 @@ class TableServer:
             err = task.exception()
             self.problem(f"internal error: {type(err).__name__}: {err}")
 
-    def issue_token(self, identity: Identity) -> str:
+    def issue_token(self, identity: Identity, peer: str | None = None) -> str:
+        """A single-use token for a client of `identity`, who connected from address `peer`."""
         token = secrets.token_urlsafe(24)
-        self.tokens[token] = identity
+        self.tokens[token] = Login(identity, LOCAL_NETWORK if peer is None else network_of(peer))
         return token
 
     def revoke_token(self, token: str) -> None:
@@ -620,11 +632,12 @@ class TableServer:
                 p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX), timeout=10)
             token = hello.get("token") if hello and hello["type"] == "hello" else None
             # Single-use: the session's client greets once; a copy of its token is worth nothing.
-            identity = self.tokens.pop(token, None) if isinstance(token, str) else None
-            if identity is None:
+            login = self.tokens.pop(token, None) if isinstance(token, str) else None
+            if login is None:
                 writer.write(p.encode("error", **refusal_fields(Refusal("unknown-token", "unknown token"))))
                 return
-            client = Client(identity, writer)
+            identity = login.identity
+            client = Client(identity, writer, network=login.network)
             self.clients.add(client)
             client.send("welcome", name=shown(identity.user, NAME_MAX))
             client.send("top", players=self.top_ten())
@@ -653,6 +666,10 @@ class TableServer:
                 if client.table is not None:
                     client.table.leave(client)
             writer.close()
+
+    def holds_seat(self, identity: Identity) -> bool:
+        """Whether `identity` owns a seat at an unfinished table (a return code that is right)."""
+        return any(table.seat_of(identity) is not None for table in self.tables.values() if table.state() != "over")
 
     def rejoin(self, client: Client) -> bool:
         """A player with a seat at an unfinished table goes straight back to it."""
@@ -715,6 +732,13 @@ class TableServer:
                ) >= TABLES_PER_NAME:
             raise ValueError(Refusal("tables-per-name", f"a name sits at {TABLES_PER_NAME} unfinished tables at most",
                                      count=TABLES_PER_NAME))
+        # Names cost nothing, places do: many names from one network share its bound.
+        if client.network != LOCAL_NETWORK and sum(
+                1 for t in self.tables.values() if t.state() != "over" and t.network == client.network
+        ) >= TABLES_PER_NETWORK:
+            raise ValueError(Refusal("tables-per-network",
+                                     f"your network has opened {TABLES_PER_NETWORK} unfinished tables, the most it may; "
+                                     "join one of them or wait for one to end", count=TABLES_PER_NETWORK))
         seats_in = message.get("seats")
         if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
             raise ValueError(Refusal("seat-count", f"a table has {MIN_SEATS}-{MAX_SEATS} seats", low=MIN_SEATS, high=MAX_SEATS))
@@ -750,7 +774,8 @@ class TableServer:
         name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
                       seed if seed is not None else new_seed(), self,
-                      rated=rated and seed is None)  # a chosen seed could be a rehearsed deal
+                      rated=rated and seed is None,  # a chosen seed could be a rehearsed deal
+                      network=client.network)
         self.tables[table.id] = table
         table.fixed = seed is not None  # its creator may know the deal: everyone is told
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
@@ -818,7 +843,7 @@ class TableServer:
         from ..saves.storage import atomic_write
 
         meta = {"id": table.id, "name": table.name, "seed": table.seed, "fixed": table.fixed,
-                "rules": table.rules.to_json(), "rated": table.rated,
+                "rules": table.rules.to_json(), "rated": table.rated, "network": table.network,
                 "seats": [{"kind": s.kind, "bot": s.bot, "name": s.name,
                            "owner": list(s.owner) if s.owner else None} for s in table.seats]}
         try:
@@ -948,8 +973,11 @@ class TableServer:
             owner = Identity(*map(str_or_none, s["owner"][:2])) if s.get("owner") else None
             seats.append(Seat(s["kind"], bot=self.restored_bot(table_id, number, s), name=s.get("name"), owner=owner))
         rules = read_rules({"rules": meta["rules"]})
+        network = meta.get("network", LOCAL_NETWORK)
+        if not isinstance(network, str) or len(network) > 64:
+            raise ValueError("the table's network is not a network")
         table = Table(table_id, shown(meta["name"], LABEL_MAX), seats, rules, int(meta["seed"]), self,
-                      rated=meta.get("rated", True) is True)
+                      rated=meta.get("rated", True) is True, network=network)
         table.fixed = meta.get("fixed") is True
         record_path = self.tables_dir / f"{table.id}.json"
         if record_path.is_symlink() or record_path.exists():

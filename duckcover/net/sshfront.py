@@ -28,7 +28,8 @@ import asyncssh
 
 from ..common.files import read_bounded, why
 from ..common.untrusted import shown
-from .server import Identity, TableServer, login_identity
+from .admission import CodeGuesses
+from .server import CODE_PREFIX, Identity, TableServer, login_identity
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
@@ -49,6 +50,8 @@ FULL = "duckcover: the server is full ({limit} players); please try again later.
 INVISIBLE_NAME = ("duckcover: a login name needs a visible letter, digit or sign; "
                   "connect with: ssh -p {port} NAME@{host}")
 CANNOT_START = "duckcover: cannot start the game here; please try again later."
+CODE_WAIT = ("duckcover: a wrong return code came from your address; "
+             "each login with a code from there waits its turn: {seconds} s...")
 
 
 def source_of(peer: str | None) -> str:
@@ -145,6 +148,7 @@ class Front:
         self.connections = 0
         self.sessions: set[GameSession] = set()
         self.preauth: dict[str, int] = {}  # source -> connections from it not yet logged in
+        self.guesses = CodeGuesses()  # wrong return codes per source, and the wait they cost
         # The server's stderr, lent to each client (whose own stderr is the guest's terminal):
         # a client that stops on an error says so there (duckcover.app.remote.report_crash).
         try:
@@ -166,13 +170,15 @@ class GameSSHServer(asyncssh.SSHServer):
         self.front = front
         self.conn = None
         self.key_fingerprint: str | None = None
+        self.peer: str | None = None  # the address the connection came from
         self.source: str | None = None  # counted in front.preauth until the login finishes
 
     def connection_made(self, conn) -> None:
         self.conn = conn
         front = self.front
         front.connections += 1
-        source = source_of((conn.get_extra_info("peername") or ("?",))[0])
+        self.peer = (conn.get_extra_info("peername") or ("?",))[0]
+        source = source_of(self.peer)
         if front.preauth.get(source, 0) >= PREAUTH_PER_SOURCE:
             conn.abort()  # one address holding many half-open logins: others still get in
             return
@@ -225,13 +231,14 @@ class GameSSHServer(asyncssh.SSHServer):
 
     def session_requested(self):
         user = self.conn.get_extra_info("username") or "guest"
-        return GameSession(self.front, login_identity(user, self.key_fingerprint))
+        return GameSession(self.front, login_identity(user, self.key_fingerprint), self.peer)
 
 
 class GameSession(asyncssh.SSHServerSession):
-    def __init__(self, front: Front, identity: Identity) -> None:
+    def __init__(self, front: Front, identity: Identity, peer: str | None = None) -> None:
         self.front = front
         self.identity = identity
+        self.peer = peer
         self.chan = None
         self.term: str | None = None
         self.size = (80, 24)
@@ -242,6 +249,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.token: str | None = None
         self.reading = False
         self.resize: asyncio.TimerHandle | None = None
+        self.code_check: asyncio.Task | None = None  # a coded login's wait and check (check_code)
 
     def connection_made(self, chan) -> None:
         self.chan = chan
@@ -286,6 +294,36 @@ class GameSession(asyncssh.SSHServerSession):
             self.chan.exit(1)
             return
         front.sessions.add(self)
+        if self.identity.key is not None and self.identity.key.startswith(CODE_PREFIX):
+            self.code_check = asyncio.get_running_loop().create_task(self.check_code())
+        else:
+            self.start()
+
+    async def check_code(self) -> None:
+        """A keyless login with a return code (`ben+K7Q2XY`): from an address that sent wrong
+        codes, it waits its turn first (admission.CodeGuesses: 1 s, 2 s, 4 s ... per address,
+        asleep on the event loop, so nobody else waits); a wrong one is logged and counted.
+        Either way the guest then gets the game (the lobby says what a wrong code means)."""
+        front, source = self.front, source_of(self.peer)
+        wait = front.guesses.admit(source)
+        if wait > 0:
+            front.log(f"a login with a return code as {self.identity.user!r} from {source} "
+                      f"waits {wait:.0f} s (wrong codes came from there)")
+            try:
+                self.chan.write((CODE_WAIT.format(seconds=round(wait)) + "\r\n").encode())
+            except OSError:
+                return
+            await asyncio.sleep(wait)
+            if self not in front.sessions:
+                return  # the guest left while waiting
+        if not front.tables.holds_seat(self.identity):
+            wrong = front.guesses.wrong(source)
+            front.log(f"a wrong return code for {self.identity.user!r} from {source} (wrong codes from there: "
+                      f"{wrong}; its next login with a code waits {front.guesses.wait(wrong):.0f} s)")
+        self.start()
+
+    def start(self) -> None:
+        front = self.front
         try:
             self.start_client()
         except Exception as err:  # noqa: BLE001 - whatever a guest sent, the server stays up
@@ -299,7 +337,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     # --- the client process on its pty -------------------------------------------------
     def start_client(self) -> None:
-        self.token = self.front.tables.issue_token(self.identity)
+        self.token = self.front.tables.issue_token(self.identity, self.peer)
         master, slave = os.openpty()
         self.master = master
         self.set_size()
@@ -440,6 +478,8 @@ class GameSession(asyncssh.SSHServerSession):
 
     def stop(self) -> None:
         """End the client (the connection is gone or the server is stopping)."""
+        if self.code_check is not None:
+            self.code_check.cancel()  # a guest who left during the wait: nothing more starts
         proc = self.proc
         if proc is not None and proc.poll() is None:
             try:
