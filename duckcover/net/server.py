@@ -643,6 +643,7 @@ class TableServer:
             client.send("top", players=self.top_ten())
             if not self.rejoin(client):
                 client.send("lobby", tables=self.lobby())
+                self.tell_the_way_back(client)
             while True:
                 try:
                     message = await p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX)
@@ -670,6 +671,41 @@ class TableServer:
     def holds_seat(self, identity: Identity) -> bool:
         """Whether `identity` owns a seat at an unfinished table (a return code that is right)."""
         return any(table.seat_of(identity) is not None for table in self.tables.values() if table.state() != "over")
+
+    def seated_elsewhere(self, identity: Identity) -> bool:
+        """Whether a player of `identity`'s name sits, connected, at an unfinished table whose
+        seat `identity` does not own (a second login under a name in play)."""
+        return any(seat.owner is not None and seat.owner.user == identity.user and seat.owner != identity
+                   and seat.client is not None
+                   for table in self.tables.values() if table.state() != "over" for seat in table.seats)
+
+    def waiting_seat(self, identity: Identity) -> tuple[Table, Seat] | None:
+        """A seat of `identity`'s name, at an unfinished table, that waits for its player while
+        this login does not own it (its return code or key is missing)."""
+        for table in self.tables.values():
+            if table.state() == "over":
+                continue
+            for seat in table.seats:
+                if (seat.owner is not None and seat.owner.user == identity.user and seat.owner != identity
+                        and seat.client is None):
+                    return table, seat
+        return None
+
+    def tell_the_way_back(self, client: Client) -> None:
+        """A login that was not taken back to a seat is told why, in the lobby: a return code
+        that matches no waiting seat (then it is dropped, and a new one is made when she sits
+        down), or a seat of her name that waits for its code or key."""
+        identity = client.identity
+        if identity.key is not None and identity.key.startswith(CODE_PREFIX) and not self.holds_seat(identity):
+            login = f"{shown(identity.user, NAME_MAX)}+{identity.key.removeprefix(CODE_PREFIX)}"
+            client.identity = Identity(identity.user, None)
+            client.send("note", key="wrong-code", name=shown(identity.user, NAME_MAX), login=login)
+        waiting = self.waiting_seat(client.identity)
+        if waiting is not None:
+            table, seat = waiting
+            coded = seat.owner.key is not None and seat.owner.key.startswith(CODE_PREFIX)
+            client.send("note", key="seat-waits" if coded else "seat-waits-key",
+                        name=shown(identity.user, NAME_MAX), table=table.name)
 
     def rejoin(self, client: Client) -> bool:
         """A player with a seat at an unfinished table goes straight back to it."""
@@ -792,6 +828,12 @@ class TableServer:
             free = table.free_seats()
             wanted = message.get("seat")
             if not free:
+                if any(s.owner is not None and s.owner.user == client.identity.user and s.client is None
+                       for s in table.seats):
+                    # Her own seat, waiting: say what brings it back, not "no free seat".
+                    raise ValueError(Refusal("seat-needs-return-login",
+                                             "your seat here comes back only with your return login "
+                                             "(NAME+CODE) or the SSH key you sat down with"))
                 raise ValueError(Refusal("table-full", "that table has no free seat"))
             seat = wanted if wanted in free else free[0]
         elif table.seats[seat].client is not None:

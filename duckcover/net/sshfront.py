@@ -27,7 +27,8 @@ from pathlib import Path
 import asyncssh
 
 from ..common.files import read_bounded, why
-from ..common.untrusted import shown
+from ..common.i18n import t
+from ..common.untrusted import NAME_MAX, shown
 from .admission import CodeGuesses
 from .server import CODE_PREFIX, Identity, TableServer, login_identity
 
@@ -50,8 +51,6 @@ FULL = "duckcover: the server is full ({limit} players); please try again later.
 INVISIBLE_NAME = ("duckcover: a login name needs a visible letter, digit or sign; "
                   "connect with: ssh -p {port} NAME@{host}")
 CANNOT_START = "duckcover: cannot start the game here; please try again later."
-CODE_WAIT = ("duckcover: a wrong return code came from your address; "
-             "each login with a code from there waits its turn: {seconds} s...")
 
 
 def source_of(peer: str | None) -> str:
@@ -288,8 +287,11 @@ class GameSession(asyncssh.SSHServerSession):
             self.refusal = INVISIBLE_NAME
         if self.refusal is None and len(front.sessions) >= front.max_connections:
             self.refusal = FULL
-        if self.refusal is not None:
-            line = self.refusal.format(port=front.port, host=host, limit=front.max_connections)
+        line = None if self.refusal is None else self.refusal.format(port=front.port, host=host,
+                                                                       limit=front.max_connections)
+        if line is None and self.name_in_play():  # (the name is the guest's: never a format string)
+            line = t("net.name_in_play", name=shown(self.identity.user, NAME_MAX), port=front.port, host=host)
+        if line is not None:
             self.chan.write((line + "\r\n").encode())
             self.chan.exit(1)
             return
@@ -298,6 +300,17 @@ class GameSession(asyncssh.SSHServerSession):
             self.code_check = asyncio.get_running_loop().create_task(self.check_code())
         else:
             self.start()
+
+    def name_in_play(self) -> bool:
+        """Whether this login's name is already playing, from another live session, at a table
+        this login does not own: a second plain `ben` beside the seated one would be shown as
+        "ben" too (his own return code or key still brings him back)."""
+        identity = self.identity
+        if identity.key is not None and identity.key.startswith(CODE_PREFIX):
+            return False  # the code decides (check_code)
+        if not any(other.identity.user == identity.user for other in self.front.sessions if other is not self):
+            return False  # the name's other session is gone: its seat waits (the lobby says how to get it back)
+        return self.front.tables.seated_elsewhere(identity)
 
     async def check_code(self) -> None:
         """A keyless login with a return code (`ben+K7Q2XY`): from an address that sent wrong
@@ -310,7 +323,7 @@ class GameSession(asyncssh.SSHServerSession):
             front.log(f"a login with a return code as {self.identity.user!r} from {source} "
                       f"waits {wait:.0f} s (wrong codes came from there)")
             try:
-                self.chan.write((CODE_WAIT.format(seconds=round(wait)) + "\r\n").encode())
+                self.chan.write((t("net.code_wait", seconds=round(wait)) + "\r\n").encode())
             except OSError:
                 return
             await asyncio.sleep(wait)
@@ -351,6 +364,9 @@ class GameSession(asyncssh.SSHServerSession):
             "DUCKCOVER_TOKEN": self.token,
             "DUCKCOVER_DATA": str(self.front.tables.data_dir),
             "DUCKCOVER_SPEED": self.front.speed,
+            # How the guest reached us, for the way back the client shows ("ssh -p 2222 ben+K7Q2XY@host").
+            "DUCKCOVER_SSH_PORT": str(self.front.port),
+            "DUCKCOVER_SSH_HOST": self.reached_host(),
             "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MB of address space per arena: stay well under the cap
         }
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
@@ -370,6 +386,16 @@ class GameSession(asyncssh.SSHServerSession):
         limit_client(self.proc.pid)
         os.set_blocking(master, False)
         self.resume_reading()
+
+    def reached_host(self) -> str:
+        """The host a guest types to come back: the address we listen on, or where a wildcard
+        listener was reached (the guest may know it by a name we cannot know)."""
+        if self.front.host not in ("0.0.0.0", "::", ""):
+            return self.front.host
+        try:
+            return str((self.chan.get_extra_info("sockname") or ("HOST",))[0])
+        except (AttributeError, OSError):
+            return "HOST"
 
     def set_size(self) -> None:
         if self.master is None:
