@@ -88,6 +88,8 @@ class RemoteTable(TurnController):
     def open_choice(self) -> None:
         super().open_choice()
         for seat in self.status.get("chosen", []):
+            if seat == self.my_seat and self.chosen_for_me is not None:
+                continue  # his stand-in's move: he may choose again while the turn is open
             if seat in self.views:
                 self.chosen[seat] = None  # chosen before this screen existed (a reconnect)
 

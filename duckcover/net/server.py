@@ -401,7 +401,9 @@ class Table:
     def choose(self, seat: int, move: Move | None) -> str | None:
         """A player's choice; the reason it is refused, or None. The last one resolves the turn
         (on_turn_event)."""
-        refused = self.turns.choose(seat, move) if self.turns else NOTHING_TO_CHOOSE
+        # A player back mid-turn may change the move his stand-in chose while the turn is open.
+        refused = self.turns.choose(seat, move, over_standin=not self.bot_plays(seat)) if self.turns \
+            else NOTHING_TO_CHOOSE
         if refused is None:
             return None
         if refused == NOT_LEGAL:
