@@ -435,7 +435,7 @@ class RemoteApp(DuckCoverApp):
             return
         self.lobby_notes.append(text)
         lobby = self.main_screen()
-        if isinstance(lobby, LobbyScreen):
+        if isinstance(lobby, LobbyScreen) and lobby.is_mounted:  # (else its on_mount shows them)
             lobby.show_notes(self.lobby_notes)
 
     def main_screen(self):
@@ -461,6 +461,7 @@ class RemoteApp(DuckCoverApp):
         seats = [SeatSpec(name, players[i].get("bot") if i < len(players) else None)
                  for i, name in enumerate(game.names)]
         my_seat = message.get("seat")
+        self.lobby_notes = []  # said of the login that came in: back in the lobby later, they are old news
         self.table_name = shown((message.get("table") or {}).get("name"), 32) \
             if isinstance(message.get("table"), dict) else None
         controller = RemoteTable(game, seats, my_seat, self.send)
