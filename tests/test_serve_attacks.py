@@ -389,6 +389,47 @@ async def test_a_session_that_fails_to_start_is_logged_in_one_line_and_leaves_no
     await tables.close()
 
 
+async def test_coded_logins_queued_from_one_address_cannot_hold_the_session_slots(tmp_path, capsys):
+    """An address that sent wrong codes has at most CODE_WAITING_PER_SOURCE coded logins waiting
+    their turn at once: the next gets one line and is closed, so queued guesses cannot fill
+    --max-connections; another address still waits for nothing."""
+    tables = TableServer(tmp_path, pace=0)
+    front = sshfront.Front(tables, tmp_path / "tables.sock", 32, None, 2222, "127.0.0.1")
+    front.guesses.wrong("203.0.113.9")
+
+    class Channel:
+        def __init__(self):
+            self.out, self.status = b"", None
+
+        def write(self, data):
+            self.out += data
+
+        def exit(self, status):
+            self.status = status
+
+    def coded_login(peer: str) -> sshfront.GameSession:
+        session = sshfront.GameSession(front, login_identity("ben+AAAAAA", None), peer)
+        session.connection_made(Channel())
+        session.pty_requested("xterm", (80, 24, 0, 0), {})
+        session.shell_requested()
+        session.session_started()
+        return session
+
+    sessions = [coded_login("203.0.113.9") for _ in range(sshfront.CODE_WAITING_PER_SOURCE + 3)]
+    await asyncio.sleep(0)  # each begins its check
+    waiting, refused = sessions[:sshfront.CODE_WAITING_PER_SOURCE], sessions[sshfront.CODE_WAITING_PER_SOURCE:]
+    assert all(b"waits its turn" in s.chan.out and s.chan.status is None for s in waiting)
+    assert all(s.chan.status == 1 and s.chan.out.count(b"\n") == 1 and b"waiting their turn already" in s.chan.out
+               for s in refused)
+    assert front.sessions == set(waiting) and front.code_waiting == {"203.0.113.9": len(waiting)}
+    for session in waiting:
+        session.stop()
+    await asyncio.sleep(0)
+    assert front.code_waiting == {} and not front.sessions
+    logged = capsys.readouterr().err
+    assert logged.count("refused: 2 from there are waiting already") == len(refused)
+
+
 async def test_a_flood_of_resizes_reaches_the_client_as_one(tmp_path, monkeypatch):
     tables = TableServer(tmp_path, pace=0)
     front = sshfront.Front(tables, tmp_path / "tables.sock", 4, None, 2222, "127.0.0.1")

@@ -66,17 +66,20 @@ class CodeGuesses:
             return None
         return book
 
-    def admit(self, source: str) -> float:
+    def admit(self, source: str, book: bool = True) -> float:
         """Seconds a coded login from `source` waits before its code is checked: 0 from an
         address without wrong codes, else the wait its count of wrong codes costs, counted from
         when the login before it from there is checked: logins sent side by side queue, so
-        parallel guesses are no faster than serial ones."""
-        book = self.book(source)
-        if book is None or book.wrong == 0:
+        parallel guesses are no faster than serial ones. `book=False`: only how long it would
+        wait, its place in the queue not taken."""
+        entry = self.book(source)
+        if entry is None or entry.wrong == 0:
             return 0.0
         now = self.clock()
-        book.free_at = max(now, book.free_at) + self.wait(book.wrong)
-        return book.free_at - now
+        free_at = max(now, entry.free_at) + self.wait(entry.wrong)
+        if book:
+            entry.free_at = free_at
+        return free_at - now
 
     def wrong(self, source: str) -> int:
         """A wrong code from `source`: how many it has sent (the next coded login waits longer)."""

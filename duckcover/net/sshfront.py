@@ -38,6 +38,8 @@ AUTHORIZED_KEYS_MAX = 1024 * 1024  # bytes read of an --authorized-keys file
 LOGIN_TIMEOUT = 10  # seconds from the TCP connection to a finished login; then it is cut
 LISTEN_BACKLOG = 1024  # a burst of connections waits in the kernel to be accepted (and counted)
 PREAUTH_PER_SOURCE = 8  # connections not yet logged in from one address (an IPv6 /64) at once
+CODE_WAITING_PER_SOURCE = 2  # coded logins from one address waiting their turn at once: the rest
+# are refused, so one address queueing guesses cannot hold the session slots others need
 MAX_COLUMNS, MAX_ROWS = 500, 200  # a window larger than any real terminal is clamped to this
 TERM_MAX = 64  # characters of a TERM name; anything else (a NUL, a control) becomes xterm-256color
 RESIZE_DELAY = 0.05  # seconds: resizes closer together than this reach the client as one
@@ -148,6 +150,7 @@ class Front:
         self.sessions: set[GameSession] = set()
         self.preauth: dict[str, int] = {}  # source -> connections from it not yet logged in
         self.guesses = CodeGuesses()  # wrong return codes per source, and the wait they cost
+        self.code_waiting: dict[str, int] = {}  # source -> its coded logins waiting their turn now
         # The server's stderr, lent to each client (whose own stderr is the guest's terminal):
         # a client that stops on an error says so there (duckcover.app.remote.report_crash).
         try:
@@ -318,15 +321,27 @@ class GameSession(asyncssh.SSHServerSession):
         asleep on the event loop, so nobody else waits); a wrong one is logged and counted.
         Either way the guest then gets the game (the lobby says what a wrong code means)."""
         front, source = self.front, source_of(self.peer)
+        if front.guesses.admit(source, book=False) > 0 and front.code_waiting.get(source, 0) >= CODE_WAITING_PER_SOURCE:
+            front.log(f"a login with a return code as {self.identity.user!r} from {source} refused: "
+                      f"{CODE_WAITING_PER_SOURCE} from there are waiting already")
+            self.stop()
+            self.chan.write((t("net.code_queue_full", count=CODE_WAITING_PER_SOURCE) + "\r\n").encode())
+            self.chan.exit(1)
+            return
         wait = front.guesses.admit(source)
         if wait > 0:
             front.log(f"a login with a return code as {self.identity.user!r} from {source} "
                       f"waits {wait:.0f} s (wrong codes came from there)")
+            front.code_waiting[source] = front.code_waiting.get(source, 0) + 1
             try:
                 self.chan.write((t("net.code_wait", seconds=round(wait)) + "\r\n").encode())
+                await asyncio.sleep(wait)
             except OSError:
                 return
-            await asyncio.sleep(wait)
+            finally:
+                left = front.code_waiting.pop(source, 1) - 1
+                if left > 0:
+                    front.code_waiting[source] = left
             if self not in front.sessions:
                 return  # the guest left while waiting
         if not front.tables.holds_seat(self.identity):
