@@ -325,7 +325,7 @@ class GameSession(asyncssh.SSHServerSession):
             front.log(f"a login with a return code as {self.identity.user!r} from {source} refused: "
                       f"{CODE_WAITING_PER_SOURCE} from there are waiting already")
             self.stop()
-            self.chan.write((t("net.code_queue_full", count=CODE_WAITING_PER_SOURCE) + "\r\n").encode())
+            self.chan.write((t("net.code_queue_full", waiting=CODE_WAITING_PER_SOURCE) + "\r\n").encode())
             self.chan.exit(1)
             return
         wait = front.guesses.admit(source)
