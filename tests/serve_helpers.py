@@ -143,11 +143,12 @@ async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0,
     await asyncio.wait_for(asyncio.gather(*(run(c) for c in clients)), timeout)
 
 
-async def join(server, name: str, key: str | None = None) -> ProtocolClient:
-    """A protocol client logged in to the in-process `server` as `name` (with `key`), welcomed."""
+async def join(server, name: str, key: str | None = None, peer: str | None = None) -> ProtocolClient:
+    """A protocol client logged in to the in-process `server` as `name` (with `key`, from the
+    address `peer`), welcomed."""
     from duckcover.net.server import Identity
 
-    client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key)))
+    client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key), peer))
     await client.until("welcome")
     return client
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import os
 import resource
 import signal
@@ -26,7 +27,9 @@ from hypothesis import strategies as st
 
 from duckcover.common import i18n
 from duckcover.net import sshfront
-from duckcover.net.server import CODE_PREFIX, TABLES_PER_NAME, Identity, TableServer, login_identity
+from duckcover.net.admission import (GUESS_FORGET_AFTER, GUESS_MAX_WAIT, TABLES_PER_NETWORK, CodeGuesses,
+                                     network_of)
+from duckcover.net.server import CODE_PREFIX, MAX_TABLES, TABLES_PER_NAME, Identity, TableServer, login_identity
 from duckcover.net.sshfront import (CLIENT_ADDRESS_SPACE, MAX_COLUMNS, MAX_ROWS, clamped_size, safe_term,
                                     source_of, visible_name)
 
@@ -74,7 +77,7 @@ async def test_a_held_seat_goes_back_only_to_its_owner_never_to_an_impostor_with
         other = await join(server, *impostor)
         assert (await other.until("lobby"))["tables"][0]["id"] == table.id and other.seat is None
         other.send("join", table=table.id)
-        assert (await other.until("error"))["text"] == "that table has no free seat"
+        assert (await other.until("error"))["code"] == "seat-needs-return-login"  # and what would bring it back
         assert table.seats[0].client is None
         await other.close()
     back = await join(server, *login_identity(code["login"], None))
@@ -172,6 +175,64 @@ async def test_a_login_name_holds_a_bounded_number_of_tables(server):
     await other.until("seated")
 
 
+async def test_many_names_from_one_network_cannot_fill_the_table_slots(server):
+    """22 names x 3 tables filled all 64 slots; now one /24 (or IPv6 /64) opens
+    TABLES_PER_NETWORK unfinished tables, whatever names it logs in under, and a guest from
+    another network still opens one."""
+    opened, hosts = 0, []  # (each host kept: a client let go closes, and its waiting table goes)
+    for n in range(22):
+        for _ in range(TABLES_PER_NAME):
+            host = await join(server, f"spam{n}", peer=f"203.0.113.{n + 1}")
+            hosts.append(host)
+            host.send("create", seats=["human", "human"])
+            message = await host.until("seated" if opened < TABLES_PER_NETWORK else "error")
+            if message["type"] == "error":
+                assert message["code"] == "tables-per-network" and "\n" not in message["text"]
+                break
+            opened += 1
+    assert len(server.tables) == TABLES_PER_NETWORK < MAX_TABLES
+    for address in ("2001:db8::1", "2001:db8::ffff:2", "2001:db8::abcd:3"):  # one IPv6 /64: one network
+        for _ in range(TABLES_PER_NAME):
+            v6 = await join(server, address, peer=address)
+            hosts.append(v6)
+            v6.send("create", seats=["human", "human"])
+            await v6.until("seated" if len(server.tables) < 2 * TABLES_PER_NETWORK else "error")
+    assert len(server.tables) == 2 * TABLES_PER_NETWORK
+    honest = await join(server, "ann", peer="198.51.100.7")
+    honest.send("create", seats=["human", "human"])
+    assert (await honest.until("seated"))["seat"] == 0
+
+
+def test_a_network_is_an_ipv4_24_or_an_ipv6_64():
+    assert network_of("203.0.113.9") == network_of("203.0.113.200") == "203.0.113.0/24"
+    assert network_of("203.0.114.9") != network_of("203.0.113.9")
+    assert network_of("::ffff:203.0.113.9") == "203.0.113.0/24"
+    assert network_of("2001:db8::1") == network_of("2001:db8::ffff:2") == "2001:db8::/64"
+    assert network_of("2001:db8:0:1::1") != network_of("2001:db8::1")
+
+
+def test_wrong_return_codes_from_one_address_make_its_coded_logins_wait_growing_and_capped():
+    """The waits are the bookkeeping's own, on a fake clock: the first wrong code costs
+    nothing, the second login waits 1 s, then 2 s, 4 s ... up to GUESS_MAX_WAIT; logins sent
+    side by side queue; another address never waits; an hour later the address starts afresh."""
+    now = [1000.0]
+    guesses = CodeGuesses(clock=lambda: now[0])
+    here, there = "203.0.113.9", "198.51.100.7"
+    assert guesses.admit(here) == 0
+    waits = []
+    for _ in range(10):
+        guesses.wrong(here)
+        waited = guesses.admit(here)
+        waits.append(waited)
+        now[0] += waited  # the login waits, then its code is checked (wrong again)
+    assert waits[:5] == [1, 2, 4, 8, 16] and max(waits) == GUESS_MAX_WAIT == waits[-1]
+    assert guesses.admit(there) == 0  # another address: no wait at all
+    side_by_side = [guesses.admit(here) for _ in range(3)]
+    assert side_by_side[0] < side_by_side[1] < side_by_side[2]  # parallel guesses are no faster
+    now[0] += GUESS_FORGET_AFTER + max(side_by_side)
+    assert guesses.admit(here) == 0
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/zero") or not hasattr(os, "mkfifo"), reason="needs a FIFO and /dev/zero")
 async def test_table_files_that_cannot_be_read_are_set_aside_and_the_server_starts(tmp_path):
     tables = tmp_path / "serve" / "tables"
@@ -196,6 +257,50 @@ async def test_table_files_that_cannot_be_read_are_set_aside_and_the_server_star
         assert [path.name for path in tables.iterdir()] == ["set-aside"]
     finally:
         await srv.close()
+
+
+async def test_a_table_file_restores_bot_seats_by_difficulty_only_and_imports_nothing_it_names(
+        tmp_path, monkeypatch):
+    """A bot spec written into serve/tables/*.table.json (a file, a module:Class) is never
+    imported by the server: the seat is set aside with one line and the default difficulty
+    plays it, so the people at the table keep their game (issue 28, item 6)."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    marker = tmp_path / "imported"
+    evil = f"open({str(marker)!r}, 'a').write(__name__)\n"
+    (planted / "evil_file.py").write_text(evil)
+    (planted / "evil_module.py").write_text(evil)
+    monkeypatch.syspath_prepend(str(planted))
+    srv = TableServer(tmp_path, pace=0)
+    srv.sock = tmp_path / "tables.sock"
+    await srv.start(srv.sock)
+    try:
+        ann = await join(srv, "ann")
+        ann.send("create", seats=["human", "medium", "hard", "easy"])
+        await ann.until("seated")
+        table = next(iter(srv.tables.values()))
+    finally:
+        await srv.close()
+    meta_path = tmp_path / "serve" / "tables" / f"{table.id}.table.json"
+    meta = json.loads(meta_path.read_text())
+    meta["seats"][1]["bot"] = str(planted / "evil_file.py")
+    meta["seats"][2]["bot"] = "evil_module:GreedyBot"
+    meta_path.write_text(json.dumps(meta))
+    srv = TableServer(tmp_path, pace=0)
+    await srv.start(tmp_path / "tables.sock")
+    try:
+        restored = srv.tables[table.id]
+        assert [seat.bot for seat in restored.seats] == [None, "medium", "medium", "easy"]
+        assert len(srv.problems) == 2 and all("\n" not in line for line in srv.problems)
+        assert "seat 2's bot '/" in srv.problems[0]
+        assert "seat 3's bot 'evil_module:GreedyBot'" in srv.problems[1]
+        assert all("not a built-in difficulty" in line and "medium plays the seat" in line for line in srv.problems)
+        back = await ProtocolClient.connect(tmp_path / "tables.sock", srv.issue_token(restored.seats[0].owner))
+        assert (await back.until("seated"))["seat"] == 0  # the game goes on, its bots made
+        assert len(restored.referees) == 4
+    finally:
+        await srv.close()
+    assert not marker.exists() and "evil_module" not in sys.modules and "evil_file" not in sys.modules
 
 
 # --- pure parts: hypothesis ------------------------------------------------------------------
@@ -282,6 +387,47 @@ async def test_a_session_that_fails_to_start_is_logged_in_one_line_and_leaves_no
     logged = capsys.readouterr().err.splitlines()
     assert len(logged) == 20 and all("did not start: ValueError" in line for line in logged)
     await tables.close()
+
+
+async def test_coded_logins_queued_from_one_address_cannot_hold_the_session_slots(tmp_path, capsys):
+    """An address that sent wrong codes has at most CODE_WAITING_PER_SOURCE coded logins waiting
+    their turn at once: the next gets one line and is closed, so queued guesses cannot fill
+    --max-connections; another address still waits for nothing."""
+    tables = TableServer(tmp_path, pace=0)
+    front = sshfront.Front(tables, tmp_path / "tables.sock", 32, None, 2222, "127.0.0.1")
+    front.guesses.wrong("203.0.113.9")
+
+    class Channel:
+        def __init__(self):
+            self.out, self.status = b"", None
+
+        def write(self, data):
+            self.out += data
+
+        def exit(self, status):
+            self.status = status
+
+    def coded_login(peer: str) -> sshfront.GameSession:
+        session = sshfront.GameSession(front, login_identity("ben+AAAAAA", None), peer)
+        session.connection_made(Channel())
+        session.pty_requested("xterm", (80, 24, 0, 0), {})
+        session.shell_requested()
+        session.session_started()
+        return session
+
+    sessions = [coded_login("203.0.113.9") for _ in range(sshfront.CODE_WAITING_PER_SOURCE + 3)]
+    await asyncio.sleep(0)  # each begins its check
+    waiting, refused = sessions[:sshfront.CODE_WAITING_PER_SOURCE], sessions[sshfront.CODE_WAITING_PER_SOURCE:]
+    assert all(b"waits its turn" in s.chan.out and s.chan.status is None for s in waiting)
+    assert all(s.chan.status == 1 and s.chan.out.count(b"\n") == 1 and b"waiting their turn already" in s.chan.out
+               for s in refused)
+    assert front.sessions == set(waiting) and front.code_waiting == {"203.0.113.9": len(waiting)}
+    for session in waiting:
+        session.stop()
+    await asyncio.sleep(0)
+    assert front.code_waiting == {} and not front.sessions
+    logged = capsys.readouterr().err
+    assert logged.count("refused: 2 from there are waiting already") == len(refused)
 
 
 async def test_a_flood_of_resizes_reaches_the_client_as_one(tmp_path, monkeypatch):
@@ -506,6 +652,59 @@ async def test_the_lobby_opens_during_a_flood_of_resizes(served):
                 await asyncio.sleep(0.1)
             assert (columns, rows) == (90, 30)  # the last size wins
         process.close()
+
+
+def follow(proc: subprocess.Popen) -> list[str]:
+    """The server's log lines from now on, as they come (read in a thread: a pipe's readline blocks)."""
+    import threading
+
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+async def logged(lines: list[str], text: str, timeout: float = 20.0) -> str:
+    deadline = time.monotonic() + timeout
+    while not (found := [line for line in lines if text in line]):
+        assert time.monotonic() < deadline, f"never logged {text!r}: {lines[-5:]}"
+        await asyncio.sleep(0.05)
+    return found[0]
+
+
+async def test_wrong_return_codes_are_logged_and_slowed_per_address_through_ssh(tmp_path):
+    """Guesses of a keyless player's `name+CODE` through the real command: each wrong code is
+    logged; the second coded login from one address waits (said on its terminal and in the
+    log, from the front's own bookkeeping), and another address is not held up by it."""
+    proc, port, _ = start_server(tmp_path)
+    lines = follow(proc)
+    try:
+        seen = []
+        for attempt in range(2):
+            async with await connect(port, user="ben+AAAAAA") as conn:
+                process = await game_session(conn)
+                seen.append(bytearray())
+                await read_until(process.stdout, b"Tables on this server", seen[-1])
+                process.close()
+            await logged(lines, f"from 127.0.0.1 (wrong codes from there: {attempt + 1};")
+        assert b"waits its turn" not in seen[0]  # a first wrong code costs nothing
+        assert b"a wrong return code came from your address" in seen[1] and b": 1 s" in seen[1]
+        assert "waits 1 s (wrong codes came from there)" in await logged(lines, "'ben' from 127.0.0.1 waits")
+        async with await connect(port, user="cy+BBBBBB", local_addr=("127.0.0.2", 0)) as conn:
+            process = await game_session(conn)
+            other = bytearray()
+            await read_until(process.stdout, b"Tables on this server", other)
+            assert b"waits its turn" not in other
+            process.close()
+        await logged(lines, "'cy' from 127.0.0.2 (wrong codes from there: 1;")
+        assert not [line for line in lines if "127.0.0.2 waits" in line]
+        assert all(line.count("\n") == 1 and "Traceback" not in line for line in lines)
+    finally:
+        stop(proc)
 
 
 # --- the data directory ----------------------------------------------------------------------

@@ -102,3 +102,40 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
             told = [line for line in lines if line.startswith("You were away: a stand-in bot chose your move: ben ")]
             assert told, lines[-5:]
             assert table.chosen.get(BEN) is not None and ANN not in table.chosen  # still before the reveal
+
+
+async def test_back_mid_turn_he_may_change_the_stand_ins_move_while_the_turn_is_open(server):
+    """Issue 30: the returning player sees the move his stand-in chose and is asked to choose;
+    his own choice replaces the stand-in's (no longer marked as the stand-in's) before the reveal."""
+    ann_app = client(server, "ann")
+    async with ann_app.run_test(size=SIZE) as pilot:
+        table = await ann_and_ben_then_ben_leaves(server, ann_app, pilot)
+        game = table.game
+
+        def ben_chosen_ann_to_choose() -> bool:
+            return game.phase in CHOOSING and table.chosen.get(BEN) is not None and ANN in table.views \
+                and ANN not in table.chosen
+
+        for _ in range(400):
+            if ben_chosen_ann_to_choose():
+                break
+            screen = ann_app.screen
+            if not (isinstance(screen, TableScreen) and screen.chooser is not None and BEN in table.views):
+                await press_what_is_asked(ann_app, pilot)
+            await pilot.pause(0.02)
+        assert ben_chosen_ann_to_choose() and table.turns.standin_chose(BEN)
+        ben_app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
+                            server.issue_token(table.seats[BEN].owner))
+        async with ben_app.run_test(size=SIZE) as ben_pilot:
+            await settle([ben_pilot], lambda: isinstance(ben_app.screen, TableScreen)
+                         and ben_app.screen.chooser == BEN)  # asked to choose, though his stand-in has
+            lines = ben_app.table_screen.log_lines
+            assert any("a stand-in bot chose your move" in line and "Choose another while the turn is open"
+                       in line for line in lines), lines[-4:]
+            turn = (game.round_index, game.turn_number)
+            await press_what_is_asked(ben_app, ben_pilot)  # by keys, as he would
+            await settle([ben_pilot], lambda: not table.turns.standin_chose(BEN))
+            assert table.chosen.get(BEN) is not None and ANN not in table.chosen  # still before the reveal
+            await press_what_is_asked(ann_app, pilot)  # Ann chooses: the reveal
+            await settle([ben_pilot], lambda: (game.round_index, game.turn_number) != turn)
+            assert turn not in read_turn_seats(server.record_of(table), "standins")  # his own move, unmarked

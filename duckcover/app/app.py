@@ -405,7 +405,12 @@ class DuckCoverApp(PlainKeys, App):
             if yes:
                 self.exit()
 
-        self.push_screen(QuitScreen(self.game_open()), answered)
+        self.push_screen(QuitScreen(self.game_open(), self.quit_note()), answered)
+
+    def quit_note(self) -> str | None:
+        """What the quit dialog says besides its question, where quitting leaves something
+        (a guest's seat: how to come back); None: the default note."""
+        return None
 
     def game_open(self) -> bool:
         """Whether an unfinished game of this player's is open and saved (what quitting leaves)."""

@@ -70,6 +70,7 @@ class RemoteTable(TurnController):
         self.deadline: float | None = None
         self.clock: Timer | None = None  # the countdown's, once the screen is up
         self.chosen_for_me = None  # the move a stand-in chose for this seat while its player was away
+        self.return_login: str | None = None  # a keyless player's `name+CODE`, once the server says it
 
     @property
     def humans(self) -> list[int]:
@@ -87,6 +88,8 @@ class RemoteTable(TurnController):
     def open_choice(self) -> None:
         super().open_choice()
         for seat in self.status.get("chosen", []):
+            if seat == self.my_seat and self.chosen_for_me is not None:
+                continue  # his stand-in's move: he may choose again while the turn is open
             if seat in self.views:
                 self.chosen[seat] = None  # chosen before this screen existed (a reconnect)
 
@@ -176,6 +179,8 @@ class RemoteTable(TurnController):
             self.flow.tell(StatusChanged())
         elif kind == "note":
             name = shown(message.get("name"), NAME_MAX)
+            if message.get("key") == "code" and isinstance(message.get("login"), str):
+                self.return_login = shown(message["login"], NAME_MAX + 8)  # the quit dialog and the parting line say it
             key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected",
                    "code": "net.return_code", "seed": "net.fixed_deal"}.get(message.get("key"))
             if key:
@@ -272,6 +277,11 @@ class RemoteApp(DuckCoverApp):
         self.remote_table: RemoteTable | None = None  # the table that screen shows
         self.create_when_left = False  # "n" after a game: the new table's screen, once back in the lobby
         self.crash: str | None = None  # the traceback of an error that ended the app, for the server's log
+        self.lobby_notes: list[str] = []  # what the server said of this login (a wrong code, a waiting seat)
+        self.table_name: str | None = None  # the table this guest sits at, for the way back
+        self.parting: str | None = None  # printed on the guest's terminal once the app has ended (main)
+        # How this guest reached the server, for the way back (sshfront passes them).
+        self.ssh_port, self.ssh_host = os.environ.get("DUCKCOVER_SSH_PORT", ""), os.environ.get("DUCKCOVER_SSH_HOST", "")
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual ends the app on any unhandled error and prints its traceback to the terminal:
@@ -305,6 +315,34 @@ class RemoteApp(DuckCoverApp):
 
     def go_title(self) -> None:
         self.send("leave")  # after a game: back to the lobby
+
+    def ssh_command(self, login: str) -> str:
+        """The command that logs in as `login` again, as far as this client knows the server."""
+        if self.ssh_port.isdigit() and self.ssh_host:
+            return f"ssh -p {self.ssh_port} {login}@{shown(self.ssh_host, 64)}"
+        return login
+
+    def way_back(self, key: str) -> str | None:
+        """How to come back to this guest's seat, in the words of `key` (net.way_back or
+        net.parting): None unless seated at a game still going on. Without a key it is the
+        return login; with one, the same name and key."""
+        table = self.remote_table
+        if table is None or table.my_seat is None or table.game.over or self.table_screen is None:
+            return None
+        name = self.table_name or "?"
+        if table.return_login:
+            return t(key, table=name, command=self.ssh_command(table.return_login))
+        return t(key + "_key", table=name, command=self.ssh_command(self.user_name))
+
+    def quit_note(self) -> str | None:
+        return self.way_back("net.way_back")
+
+    def exit(self, result=None, return_code: int = 0, message=None) -> None:
+        # Leaving mid-game (q, or the server gone): the way back stays on the terminal after
+        # the screen is gone, where the log that said it once has scrolled away.
+        if self.parting is None:
+            self.parting = self.way_back("net.parting")
+        super().exit(result, return_code, message)
 
     def on_navigate(self, message) -> None:
         """Where a screen leads, for a guest: a new game is a new table, set up from the lobby;
@@ -357,6 +395,8 @@ class RemoteApp(DuckCoverApp):
                     lobby.show(self.lobby_tables)
                 else:
                     self.replace_main(LobbyScreen())
+        elif kind == "note" and self.remote_table is None:
+            self.lobby_note(message)
         elif kind == "top":
             players = message.get("players")
             self.top_players = players if isinstance(players, list) else []
@@ -381,6 +421,23 @@ class RemoteApp(DuckCoverApp):
             with self.table_screen.painter.batch():  # what it changes: one write, as lines
                 self.remote_table.receive(message)
 
+    def lobby_note(self, message: dict) -> None:
+        """What the server says of this login before any table: kept on the lobby's screen."""
+        key, name = message.get("key"), shown(message.get("name"), NAME_MAX)
+        table = shown(message.get("table"), 32)
+        if key == "wrong-code":
+            text = t("net.wrong_code", login=shown(message.get("login"), NAME_MAX + 8), name=name)
+        elif key == "seat-waits":
+            text = t("net.seat_waits", table=table, name=name, command=self.ssh_command(f"{name}+CODE"))
+        elif key == "seat-waits-key":
+            text = t("net.seat_waits_key", table=table, name=name)
+        else:
+            return
+        self.lobby_notes.append(text)
+        lobby = self.main_screen()
+        if isinstance(lobby, LobbyScreen) and lobby.is_mounted:  # (else its on_mount shows them)
+            lobby.show_notes(self.lobby_notes)
+
     def main_screen(self):
         stack = [s for s in self.screen_stack[1:] if not s.is_modal]
         return stack[0] if stack else None
@@ -404,6 +461,9 @@ class RemoteApp(DuckCoverApp):
         seats = [SeatSpec(name, players[i].get("bot") if i < len(players) else None)
                  for i, name in enumerate(game.names)]
         my_seat = message.get("seat")
+        self.lobby_notes = []  # said of the login that came in: back in the lobby later, they are old news
+        self.table_name = shown((message.get("table") or {}).get("name"), 32) \
+            if isinstance(message.get("table"), dict) else None
         controller = RemoteTable(game, seats, my_seat, self.send)
         controller.status = message.get("status") or {}
         self.controller = self.remote_table = controller
@@ -458,6 +518,8 @@ def main() -> int:
         import traceback
 
         app.crash = app.crash or traceback.format_exc()
+    if app.parting and not app.crash:
+        print(app.parting, flush=True)  # the screen is gone: this line stays on the guest's terminal
     if app.crash:
         report_crash(app.crash, app.user_name, options.data_dir, os.environ.get("DUCKCOVER_LOG_FD"))
         print(t("net.crashed"), file=sys.stderr, flush=True)

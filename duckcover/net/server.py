@@ -31,6 +31,7 @@ from ..saves.record import (RecordError, add_turn_seats, dumps, read_rules, read
 from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
 from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 from . import protocol as p
+from .admission import TABLES_PER_NETWORK, network_of
 
 DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/players/difficulty.py
 MIN_SEATS, MAX_SEATS = MIN_PLAYERS, BOX_PLAYERS  # the rules' (rules.py)
@@ -43,8 +44,10 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a sc
 CODE_LENGTH = 6  # 30 bits; each guess costs an SSH login
 CODE_PREFIX = "code:"  # an Identity key that is a return code, never an SSH key's fingerprint
 _CODED_LOGIN = re.compile(rf"(.+)\+([{CODE_ALPHABET}]{{{CODE_LENGTH}}})", re.DOTALL)
+DEFAULT_BOT = "medium"  # stands in for an absent player; plays a restored bot seat whose file names no difficulty
 FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
 ROUND_PAUSE = 2.0  # seconds between a round's end and the next deal (clients show the scorepad)
+LOCAL_NETWORK = "local"  # a client whose token names no address (tests, the host's own tools)
 SEND_BUFFER_MAX = 4 * 1024 * 1024  # a client that stops reading this far behind is dropped
 
 
@@ -53,6 +56,13 @@ class Identity(NamedTuple):
 
     user: str
     key: str | None = None
+
+
+class Login(NamedTuple):
+    """What a client token stands for: who logged in, and from which network (admission.py)."""
+
+    identity: Identity
+    network: str
 
 
 def login_identity(user: str, key: str | None) -> Identity:
@@ -100,6 +110,7 @@ class Client:
 
     identity: Identity
     writer: asyncio.StreamWriter
+    network: str = LOCAL_NETWORK  # where the login came from: tables are bounded per network
     table: "Table | None" = None
     seat: int | None = None
 
@@ -130,6 +141,7 @@ class Table:
     fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
     rated: bool = True  # False: a friendly table (its creator said so) or a chosen seed
+    network: str = LOCAL_NETWORK  # where its creator logged in from (admission.TABLES_PER_NETWORK)
 
     # --- the turn, as the shared table holds it ---------------------------------------------
     def take_game(self, game: Game) -> None:
@@ -292,7 +304,8 @@ class Table:
         self.referees = []
         for i, seat in enumerate(self.seats):
             # Human seats get the medium bot that stands in when their player is gone too long.
-            spec = seat.bot if not seat.human else "medium"
+            # Only a difficulty is ever resolved here: the server imports no bot a file names.
+            spec = seat.bot if not seat.human and seat.bot in DIFFICULTIES else DEFAULT_BOT
             try:
                 bot = resolve_bot(spec, seed=self.seed + i)
             except Exception:  # noqa: BLE001 - a broken plugin: the medium bot plays
@@ -388,7 +401,9 @@ class Table:
     def choose(self, seat: int, move: Move | None) -> str | None:
         """A player's choice; the reason it is refused, or None. The last one resolves the turn
         (on_turn_event)."""
-        refused = self.turns.choose(seat, move) if self.turns else NOTHING_TO_CHOOSE
+        # A player back mid-turn may change the move his stand-in chose while the turn is open.
+        refused = self.turns.choose(seat, move, over_standin=not self.bot_plays(seat)) if self.turns \
+            else NOTHING_TO_CHOOSE
         if refused is None:
             return None
         if refused == NOT_LEGAL:
@@ -517,7 +532,7 @@ class TableServer:
         self.abandoned_after = abandoned_after
         self.sweeper: asyncio.TimerHandle | None = None
         self.tables: dict[str, Table] = {}
-        self.tokens: dict[str, Identity] = {}
+        self.tokens: dict[str, Login] = {}
         self.clients: set[Client] = set()
         self.tasks: set[asyncio.Task] = set()
         self.server: asyncio.base_events.Server | None = None
@@ -602,9 +617,10 @@ class TableServer:
             err = task.exception()
             self.problem(f"internal error: {type(err).__name__}: {err}")
 
-    def issue_token(self, identity: Identity) -> str:
+    def issue_token(self, identity: Identity, peer: str | None = None) -> str:
+        """A single-use token for a client of `identity`, who connected from address `peer`."""
         token = secrets.token_urlsafe(24)
-        self.tokens[token] = identity
+        self.tokens[token] = Login(identity, LOCAL_NETWORK if peer is None else network_of(peer))
         return token
 
     def revoke_token(self, token: str) -> None:
@@ -618,16 +634,18 @@ class TableServer:
                 p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX), timeout=10)
             token = hello.get("token") if hello and hello["type"] == "hello" else None
             # Single-use: the session's client greets once; a copy of its token is worth nothing.
-            identity = self.tokens.pop(token, None) if isinstance(token, str) else None
-            if identity is None:
+            login = self.tokens.pop(token, None) if isinstance(token, str) else None
+            if login is None:
                 writer.write(p.encode("error", **refusal_fields(Refusal("unknown-token", "unknown token"))))
                 return
-            client = Client(identity, writer)
+            identity = login.identity
+            client = Client(identity, writer, network=login.network)
             self.clients.add(client)
             client.send("welcome", name=shown(identity.user, NAME_MAX))
             client.send("top", players=self.top_ten())
             if not self.rejoin(client):
                 client.send("lobby", tables=self.lobby())
+                self.tell_the_way_back(client)
             while True:
                 try:
                     message = await p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX)
@@ -651,6 +669,45 @@ class TableServer:
                 if client.table is not None:
                     client.table.leave(client)
             writer.close()
+
+    def holds_seat(self, identity: Identity) -> bool:
+        """Whether `identity` owns a seat at an unfinished table (a return code that is right)."""
+        return any(table.seat_of(identity) is not None for table in self.tables.values() if table.state() != "over")
+
+    def seated_elsewhere(self, identity: Identity) -> bool:
+        """Whether a player of `identity`'s name sits, connected, at an unfinished table whose
+        seat `identity` does not own (a second login under a name in play)."""
+        return any(seat.owner is not None and seat.owner.user == identity.user and seat.owner != identity
+                   and seat.client is not None
+                   for table in self.tables.values() if table.state() != "over" for seat in table.seats)
+
+    def waiting_seat(self, identity: Identity) -> tuple[Table, Seat] | None:
+        """A seat of `identity`'s name, at an unfinished table, that waits for its player while
+        this login does not own it (its return code or key is missing)."""
+        for table in self.tables.values():
+            if table.state() == "over":
+                continue
+            for seat in table.seats:
+                if (seat.owner is not None and seat.owner.user == identity.user and seat.owner != identity
+                        and seat.client is None):
+                    return table, seat
+        return None
+
+    def tell_the_way_back(self, client: Client) -> None:
+        """A login that was not taken back to a seat is told why, in the lobby: a return code
+        that matches no waiting seat (then it is dropped, and a new one is made when she sits
+        down), or a seat of her name that waits for its code or key."""
+        identity = client.identity
+        if identity.key is not None and identity.key.startswith(CODE_PREFIX) and not self.holds_seat(identity):
+            login = f"{shown(identity.user, NAME_MAX)}+{identity.key.removeprefix(CODE_PREFIX)}"
+            client.identity = Identity(identity.user, None)
+            client.send("note", key="wrong-code", name=shown(identity.user, NAME_MAX), login=login)
+        waiting = self.waiting_seat(client.identity)
+        if waiting is not None:
+            table, seat = waiting
+            coded = seat.owner.key is not None and seat.owner.key.startswith(CODE_PREFIX)
+            client.send("note", key="seat-waits" if coded else "seat-waits-key",
+                        name=shown(identity.user, NAME_MAX), table=table.name)
 
     def rejoin(self, client: Client) -> bool:
         """A player with a seat at an unfinished table goes straight back to it."""
@@ -713,6 +770,13 @@ class TableServer:
                ) >= TABLES_PER_NAME:
             raise ValueError(Refusal("tables-per-name", f"a name sits at {TABLES_PER_NAME} unfinished tables at most",
                                      count=TABLES_PER_NAME))
+        # Names cost nothing, places do: many names from one network share its bound.
+        if client.network != LOCAL_NETWORK and sum(
+                1 for t in self.tables.values() if t.state() != "over" and t.network == client.network
+        ) >= TABLES_PER_NETWORK:
+            raise ValueError(Refusal("tables-per-network",
+                                     f"your network has opened {TABLES_PER_NETWORK} unfinished tables, the most it may; "
+                                     "join one of them or wait for one to end", count=TABLES_PER_NETWORK))
         seats_in = message.get("seats")
         if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
             raise ValueError(Refusal("seat-count", f"a table has {MIN_SEATS}-{MAX_SEATS} seats", low=MIN_SEATS, high=MAX_SEATS))
@@ -748,7 +812,8 @@ class TableServer:
         name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
                       seed if seed is not None else new_seed(), self,
-                      rated=rated and seed is None)  # a chosen seed could be a rehearsed deal
+                      rated=rated and seed is None,  # a chosen seed could be a rehearsed deal
+                      network=client.network)
         self.tables[table.id] = table
         table.fixed = seed is not None  # its creator may know the deal: everyone is told
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
@@ -765,6 +830,12 @@ class TableServer:
             free = table.free_seats()
             wanted = message.get("seat")
             if not free:
+                if any(s.owner is not None and s.owner.user == client.identity.user and s.client is None
+                       for s in table.seats):
+                    # Her own seat, waiting: say what brings it back, not "no free seat".
+                    raise ValueError(Refusal("seat-needs-return-login",
+                                             "your seat here comes back only with your return login "
+                                             "(NAME+CODE) or the SSH key you sat down with"))
                 raise ValueError(Refusal("table-full", "that table has no free seat"))
             seat = wanted if wanted in free else free[0]
         elif table.seats[seat].client is not None:
@@ -816,7 +887,7 @@ class TableServer:
         from ..saves.storage import atomic_write
 
         meta = {"id": table.id, "name": table.name, "seed": table.seed, "fixed": table.fixed,
-                "rules": table.rules.to_json(), "rated": table.rated,
+                "rules": table.rules.to_json(), "rated": table.rated, "network": table.network,
                 "seats": [{"kind": s.kind, "bot": s.bot, "name": s.name,
                            "owner": list(s.owner) if s.owner else None} for s in table.seats]}
         try:
@@ -916,6 +987,23 @@ class TableServer:
         where = f"; moved to serve/tables/{SET_ASIDE}/" if moved else ""
         self.problem(f"table {shown(table_id, 40)}: not restored: {shown(reason, 120)}{where}")
 
+    def restored_bot(self, table_id: str, number: int, seat: dict) -> str | None:
+        """A restored seat's bot: only a built-in difficulty, by name. The file is the server's
+        own, but whoever can write it must not make the server import their code (a file path
+        or `module:Class` would be imported here, outside every wall a bot process gets): any
+        other spec is set aside with one line, and the default difficulty plays the seat, so
+        the people at the table keep their game."""
+        if seat["kind"] == "human":
+            return None
+        if seat["kind"] != "bot":
+            raise ValueError("a seat is human or bot")
+        spec = seat.get("bot")
+        if isinstance(spec, str) and spec in DIFFICULTIES:
+            return spec
+        self.problem(f"table {shown(table_id, 40)}: seat {number}'s bot '{shown(spec, 60)}' is not a built-in "
+                     f"difficulty, so it is not loaded; {DEFAULT_BOT} plays the seat")
+        return DEFAULT_BOT
+
     def load_table(self, meta_path: Path) -> Table:
         from ..common.files import read_bounded
         from ..saves.record import read_file
@@ -925,12 +1013,15 @@ class TableServer:
         if meta["id"] != table_id or not re.fullmatch(r"[0-9a-f]{1,32}", table_id):
             raise ValueError("the table's id is not its file's name")
         seats = []
-        for s in meta["seats"]:
+        for number, s in enumerate(meta["seats"], start=1):
             owner = Identity(*map(str_or_none, s["owner"][:2])) if s.get("owner") else None
-            seats.append(Seat(s["kind"], bot=s.get("bot"), name=s.get("name"), owner=owner))
+            seats.append(Seat(s["kind"], bot=self.restored_bot(table_id, number, s), name=s.get("name"), owner=owner))
         rules = read_rules({"rules": meta["rules"]})
+        network = meta.get("network", LOCAL_NETWORK)
+        if not isinstance(network, str) or len(network) > 64:
+            raise ValueError("the table's network is not a network")
         table = Table(table_id, shown(meta["name"], LABEL_MAX), seats, rules, int(meta["seed"]), self,
-                      rated=meta.get("rated", True) is True)
+                      rated=meta.get("rated", True) is True, network=network)
         table.fixed = meta.get("fixed") is True
         record_path = self.tables_dir / f"{table.id}.json"
         if record_path.is_symlink() or record_path.exists():

@@ -27,8 +27,10 @@ from pathlib import Path
 import asyncssh
 
 from ..common.files import read_bounded, why
-from ..common.untrusted import shown
-from .server import Identity, TableServer, login_identity
+from ..common.i18n import t
+from ..common.untrusted import NAME_MAX, shown
+from .admission import CodeGuesses
+from .server import CODE_PREFIX, Identity, TableServer, login_identity
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
@@ -36,6 +38,8 @@ AUTHORIZED_KEYS_MAX = 1024 * 1024  # bytes read of an --authorized-keys file
 LOGIN_TIMEOUT = 10  # seconds from the TCP connection to a finished login; then it is cut
 LISTEN_BACKLOG = 1024  # a burst of connections waits in the kernel to be accepted (and counted)
 PREAUTH_PER_SOURCE = 8  # connections not yet logged in from one address (an IPv6 /64) at once
+CODE_WAITING_PER_SOURCE = 2  # coded logins from one address waiting their turn at once: the rest
+# are refused, so one address queueing guesses cannot hold the session slots others need
 MAX_COLUMNS, MAX_ROWS = 500, 200  # a window larger than any real terminal is clamped to this
 TERM_MAX = 64  # characters of a TERM name; anything else (a NUL, a control) becomes xterm-256color
 RESIZE_DELAY = 0.05  # seconds: resizes closer together than this reach the client as one
@@ -145,6 +149,8 @@ class Front:
         self.connections = 0
         self.sessions: set[GameSession] = set()
         self.preauth: dict[str, int] = {}  # source -> connections from it not yet logged in
+        self.guesses = CodeGuesses()  # wrong return codes per source, and the wait they cost
+        self.code_waiting: dict[str, int] = {}  # source -> its coded logins waiting their turn now
         # The server's stderr, lent to each client (whose own stderr is the guest's terminal):
         # a client that stops on an error says so there (duckcover.app.remote.report_crash).
         try:
@@ -166,13 +172,15 @@ class GameSSHServer(asyncssh.SSHServer):
         self.front = front
         self.conn = None
         self.key_fingerprint: str | None = None
+        self.peer: str | None = None  # the address the connection came from
         self.source: str | None = None  # counted in front.preauth until the login finishes
 
     def connection_made(self, conn) -> None:
         self.conn = conn
         front = self.front
         front.connections += 1
-        source = source_of((conn.get_extra_info("peername") or ("?",))[0])
+        self.peer = (conn.get_extra_info("peername") or ("?",))[0]
+        source = source_of(self.peer)
         if front.preauth.get(source, 0) >= PREAUTH_PER_SOURCE:
             conn.abort()  # one address holding many half-open logins: others still get in
             return
@@ -225,13 +233,14 @@ class GameSSHServer(asyncssh.SSHServer):
 
     def session_requested(self):
         user = self.conn.get_extra_info("username") or "guest"
-        return GameSession(self.front, login_identity(user, self.key_fingerprint))
+        return GameSession(self.front, login_identity(user, self.key_fingerprint), self.peer)
 
 
 class GameSession(asyncssh.SSHServerSession):
-    def __init__(self, front: Front, identity: Identity) -> None:
+    def __init__(self, front: Front, identity: Identity, peer: str | None = None) -> None:
         self.front = front
         self.identity = identity
+        self.peer = peer
         self.chan = None
         self.term: str | None = None
         self.size = (80, 24)
@@ -242,6 +251,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.token: str | None = None
         self.reading = False
         self.resize: asyncio.TimerHandle | None = None
+        self.code_check: asyncio.Task | None = None  # a coded login's wait and check (check_code)
 
     def connection_made(self, chan) -> None:
         self.chan = chan
@@ -280,12 +290,68 @@ class GameSession(asyncssh.SSHServerSession):
             self.refusal = INVISIBLE_NAME
         if self.refusal is None and len(front.sessions) >= front.max_connections:
             self.refusal = FULL
-        if self.refusal is not None:
-            line = self.refusal.format(port=front.port, host=host, limit=front.max_connections)
+        line = None if self.refusal is None else self.refusal.format(port=front.port, host=host,
+                                                                       limit=front.max_connections)
+        if line is None and self.name_in_play():  # (the name is the guest's: never a format string)
+            line = t("net.name_in_play", name=shown(self.identity.user, NAME_MAX), port=front.port, host=host)
+        if line is not None:
             self.chan.write((line + "\r\n").encode())
             self.chan.exit(1)
             return
         front.sessions.add(self)
+        if self.identity.key is not None and self.identity.key.startswith(CODE_PREFIX):
+            self.code_check = asyncio.get_running_loop().create_task(self.check_code())
+        else:
+            self.start()
+
+    def name_in_play(self) -> bool:
+        """Whether this login's name is already playing, from another live session, at a table
+        this login does not own: a second plain `ben` beside the seated one would be shown as
+        "ben" too (his own return code or key still brings him back)."""
+        identity = self.identity
+        if identity.key is not None and identity.key.startswith(CODE_PREFIX):
+            return False  # the code decides (check_code)
+        if not any(other.identity.user == identity.user for other in self.front.sessions if other is not self):
+            return False  # the name's other session is gone: its seat waits (the lobby says how to get it back)
+        return self.front.tables.seated_elsewhere(identity)
+
+    async def check_code(self) -> None:
+        """A keyless login with a return code (`ben+K7Q2XY`): from an address that sent wrong
+        codes, it waits its turn first (admission.CodeGuesses: 1 s, 2 s, 4 s ... per address,
+        asleep on the event loop, so nobody else waits); a wrong one is logged and counted.
+        Either way the guest then gets the game (the lobby says what a wrong code means)."""
+        front, source = self.front, source_of(self.peer)
+        if front.guesses.admit(source, book=False) > 0 and front.code_waiting.get(source, 0) >= CODE_WAITING_PER_SOURCE:
+            front.log(f"a login with a return code as {self.identity.user!r} from {source} refused: "
+                      f"{CODE_WAITING_PER_SOURCE} from there are waiting already")
+            self.stop()
+            self.chan.write((t("net.code_queue_full", waiting=CODE_WAITING_PER_SOURCE) + "\r\n").encode())
+            self.chan.exit(1)
+            return
+        wait = front.guesses.admit(source)
+        if wait > 0:
+            front.log(f"a login with a return code as {self.identity.user!r} from {source} "
+                      f"waits {wait:.0f} s (wrong codes came from there)")
+            front.code_waiting[source] = front.code_waiting.get(source, 0) + 1
+            try:
+                self.chan.write((t("net.code_wait", seconds=round(wait)) + "\r\n").encode())
+                await asyncio.sleep(wait)
+            except OSError:
+                return
+            finally:
+                left = front.code_waiting.pop(source, 1) - 1
+                if left > 0:
+                    front.code_waiting[source] = left
+            if self not in front.sessions:
+                return  # the guest left while waiting
+        if not front.tables.holds_seat(self.identity):
+            wrong = front.guesses.wrong(source)
+            front.log(f"a wrong return code for {self.identity.user!r} from {source} (wrong codes from there: "
+                      f"{wrong}; its next login with a code waits {front.guesses.wait(wrong):.0f} s)")
+        self.start()
+
+    def start(self) -> None:
+        front = self.front
         try:
             self.start_client()
         except Exception as err:  # noqa: BLE001 - whatever a guest sent, the server stays up
@@ -299,7 +365,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     # --- the client process on its pty -------------------------------------------------
     def start_client(self) -> None:
-        self.token = self.front.tables.issue_token(self.identity)
+        self.token = self.front.tables.issue_token(self.identity, self.peer)
         master, slave = os.openpty()
         self.master = master
         self.set_size()
@@ -313,6 +379,9 @@ class GameSession(asyncssh.SSHServerSession):
             "DUCKCOVER_TOKEN": self.token,
             "DUCKCOVER_DATA": str(self.front.tables.data_dir),
             "DUCKCOVER_SPEED": self.front.speed,
+            # How the guest reached us, for the way back the client shows ("ssh -p 2222 ben+K7Q2XY@host").
+            "DUCKCOVER_SSH_PORT": str(self.front.port),
+            "DUCKCOVER_SSH_HOST": self.reached_host(),
             "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MB of address space per arena: stay well under the cap
         }
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
@@ -332,6 +401,16 @@ class GameSession(asyncssh.SSHServerSession):
         limit_client(self.proc.pid)
         os.set_blocking(master, False)
         self.resume_reading()
+
+    def reached_host(self) -> str:
+        """The host a guest types to come back: the address we listen on, or where a wildcard
+        listener was reached (the guest may know it by a name we cannot know)."""
+        if self.front.host not in ("0.0.0.0", "::", ""):
+            return self.front.host
+        try:
+            return str((self.chan.get_extra_info("sockname") or ("HOST",))[0])
+        except (AttributeError, OSError):
+            return "HOST"
 
     def set_size(self) -> None:
         if self.master is None:
@@ -440,6 +519,8 @@ class GameSession(asyncssh.SSHServerSession):
 
     def stop(self) -> None:
         """End the client (the connection is gone or the server is stopping)."""
+        if self.code_check is not None:
+            self.code_check.cancel()  # a guest who left during the wait: nothing more starts
         proc = self.proc
         if proc is not None and proc.poll() is None:
             try:

@@ -125,16 +125,29 @@ class Table:
     def ready(self) -> bool:
         return bool(self.views) and all(seat in self.chosen for seat in self.views)
 
-    def choose(self, seat: int, move: Move | None, *, checked: bool = False, by: str = BY_PLAYER) -> str | None:
-        """A seat's choice, kept private: None, or why it is refused (NOTHING_TO_CHOOSE, NOT_LEGAL)."""
+    def choose(self, seat: int, move: Move | None, *, checked: bool = False, by: str = BY_PLAYER,
+               over_standin: bool = False) -> str | None:
+        """A seat's choice, kept private: None, or why it is refused (NOTHING_TO_CHOOSE, NOT_LEGAL).
+        `over_standin`: the seat's player, back while the choice is still open, replaces the
+        move a stand-in bot chose for him (it is then no longer marked as the stand-in's)."""
         view = self.views.get(seat)
-        if view is None or seat in self.chosen:
+        replacing = over_standin and seat in self.chosen and self.standin_chose(seat)
+        if view is None or (seat in self.chosen and not replacing):
             return NOTHING_TO_CHOOSE
         if not checked and not view.is_legal(move):
             return NOT_LEGAL
+        if replacing:
+            self.standins.remove(self.standin_mark(seat))
         self.chosen[seat] = move
         self.emit(Chosen(seat, by))
         return None
+
+    def standin_mark(self, seat: int) -> tuple[int, int, int]:
+        return (seat, self.game.round_index, self.game.turn_number)
+
+    def standin_chose(self, seat: int) -> bool:
+        """Whether the seat's move in the open choice is a stand-in bot's."""
+        return seat in self.chosen and self.standin_mark(seat) in self.standins
 
     def refusal(self, seat: int, move: Move | None) -> IllegalMoveError | None:
         """Why the rules refuse `move` for `seat` (the engine's own error), or None."""
@@ -170,7 +183,7 @@ class Table:
                 continue
             by = BY_PLAYER
             if self.is_human(seat):  # the player is away: the log and the record say so
-                self.standins.append((seat, game.round_index, game.turn_number))
+                self.standins.append(self.standin_mark(seat))
                 by = BY_STANDIN
             self.choose(seat, moves[seat], checked=True, by=by)
 

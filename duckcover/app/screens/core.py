@@ -347,9 +347,10 @@ class QuitScreen(ConfirmScreen):
     YES, NO = "quit.yes", "quit.no"
     BINDINGS = answer_bindings(YES, NO)
 
-    def __init__(self, game_open: bool = True) -> None:
-        # "saved after every turn" only where a game is open and saved (not at the title, not a guest)
-        super().__init__(t("quit.question"), t("quit.saved") if game_open else None, box_id="quit-box")
+    def __init__(self, game_open: bool = True, note: str | None = None) -> None:
+        # "saved after every turn" only where a game is open and saved (not at the title, not a
+        # guest); a guest's seat is told how to come back instead (`note`)
+        super().__init__(t("quit.question"), note or (t("quit.saved") if game_open else None), box_id="quit-box")
 
 
 class TooSmallScreen(Screen):

@@ -48,6 +48,7 @@ class LobbyScreen(Screen):
 
         with VerticalScroll(id="lobby"):
             yield Static(Text(t("net.lobby_title", name=self.app.user_name), style="bold"), id="lobby-title")
+            yield Static(id="lobby-notes")  # what the server said of this login: stays while the lobby does
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
             yield Static(t("net.lobby_help"), id="lobby-help", classes="dim")
             yield Static(id="top-ten")
@@ -62,6 +63,7 @@ class LobbyScreen(Screen):
         self.built = True
         self.show(self.app.lobby_tables)
         self.show_top(self.app.top_players)
+        self.show_notes(getattr(self.app, "lobby_notes", []))
         table.focus()
 
     def show(self, tables: list[dict]) -> None:
@@ -84,6 +86,12 @@ class LobbyScreen(Screen):
                 state_label(item),
             )
         self.query_one("#lobby-help", Static).update(t("net.lobby_help") if tables else t("net.lobby_empty"))
+
+    def show_notes(self, notes: list[str]) -> None:
+        """The server's words on this login (already escaped): a wrong code, a seat that waits."""
+        box = self.query_one("#lobby-notes", Static)
+        box.update(Text("\n".join(notes[-3:]), style="bold"))
+        box.display = bool(notes)
 
     def show_top(self, players: list[dict]) -> None:
         """The server's ten best rated players (names from the network: shown as text)."""
