@@ -22,7 +22,7 @@ from ..bots import installed_bots
 from ..controller import TurnController
 from ..messages import Navigate, StartGame
 from ..options import BOT_NAMES, SeatSpec
-from ..telling import is_you
+from ...common.telling import is_you
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import ascii_only
 from ..words import error_text

@@ -31,7 +31,7 @@ from ...saves.record import read_players, read_turn_seats, replay
 from ..passplay import read_sounds, sound_of
 from ..widgets.cards import family_letter
 from ..widgets.glyphs import PlainKeys, adapt
-from ..telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
+from ...common.telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
                       round_scores_words, round_start_words, stand_in_words)
 from ..widgets.core import GridWidget
 from ..widgets.footer import KeyFooter
@@ -127,7 +127,7 @@ def flip_line(timeline: Timeline, step: Step) -> str:
     turn = step.turn
     names = timeline.names
     if turn is None:
-        from ..telling import said
+        from ...common.telling import said
 
         return said("replay.deal", names[step.captain], round=step.round_index + 1)
     card = " + ".join(flip_word(code) for code in turn.flips)
