@@ -269,6 +269,19 @@ async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_review
         assert set(grid.marks.values()) & {"played", "both"}
         words = str(viewer.query_one("#replay-turn", Static).render())
         assert f"{decision.mark} (" in words and "the expert" in words
+        assert rv.reason(result.points[decision.place], decision) in words  # why, in one line
+
+
+async def test_the_screen_speaks_the_players_language():
+    from duckcover.common.i18n import set_language
+
+    set_language("de")
+    async with Host().run_test(size=(80, 24)) as pilot:
+        screen = await reviewed(pilot)
+        table = screen.query_one("#review-decisions", DataTable)
+        played = [str(table.get_row_at(row)[1]) for row in range(table.row_count)]
+        assert all(words.endswith(("verdecken", "ducken")) for words in played), played
+        assert "der Experte:" in str(screen.query_one("#review-position", Static).render())
 
 
 async def test_names_and_titles_are_shown_as_plain_text():
