@@ -343,6 +343,26 @@ def test_cli_reuses_the_review_the_app_made(tmp_path, monkeypatch):
     assert json.loads(out.stdout)["seats"][0] == app_review.to_json()["seats"][2]
 
 
+def test_ctrl_c_keeps_what_the_command_judged(tmp_path, monkeypatch, capsys):
+    from duckcover.cli import main
+
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    judged = []
+    real = rv.judge
+
+    def judge_then_stop(*args, **kwargs):
+        if len(judged) == 2:
+            raise KeyboardInterrupt  # Ctrl+C during the third decision
+        judged.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rv, "judge", judge_then_stop)
+    assert main(["review", str(RECORD), "--seat", "0", "--budget", "12", "--jobs", "1"]) == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "kept" in err and "Traceback" not in err
+    assert len(rv.read_store(rv.cache_path(replay(read_file(RECORD)), None, 12))) == 2
+
+
 def test_cli_report_names_the_seat_and_speaks_in_words(tmp_path, monkeypatch):
     monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
     out = run_review(str(RECORD), "--seat", "greedy 2", "--budget", "12", "--jobs", "1")
