@@ -10,7 +10,7 @@ import pytest
 from duckcover.app.controller import TurnController
 from duckcover.app.options import SeatSpec
 from duckcover.app.screens.replay import build_timeline, story_lines
-from duckcover.app.telling import discard_words, gift_words, idle_words, move_words
+from duckcover.common.telling import discard_words, gift_words, idle_words, move_words
 from duckcover.common import i18n
 from duckcover.engine import CARDS, REPEAT, Game, Move, Rules
 from duckcover.players.harness import play_game

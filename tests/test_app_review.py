@@ -93,23 +93,83 @@ async def test_next_mark_shows_the_position_with_both_moves_on_the_grid():
         drawn = grid.as_text().plain
         words = str(screen.query_one("#review-position", Static).render())
         assert f"{decision.round}, turn {decision.flip}" in words and decision.mark in words
-        # Words in the frames, not colour: "yours" where the card went, "best" where the expert puts it.
-        assert ("yours" in drawn and "best" in drawn) if decision.played != decision.best else "both" in drawn
+        point = screen.points[decision.place]
+        assert rv.move_words(point, decision.played) in words and rv.move_words(point, decision.best) in words
+        assert rv.reason(point, decision) in words  # the mark says why
+        # Words in the frames, not colour: "moved" where the card went (never "yours": the seat
+        # may be a bot's), "best" where the expert puts it.
+        assert ("moved" in drawn and "best" in drawn) if decision.played != decision.best else "both" in drawn
+        assert "yours" not in drawn and "your" not in str(screen.query_one("#review-legend", Static).render())
 
 
-async def test_escape_cancels_a_review_in_progress(monkeypatch):
-    monkeypatch.setattr(review_screen, "BUDGET", 400)  # slow enough to be cancelled
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_escape_stops_a_review_which_resumes_where_it_stopped(monkeypatch, size):
+    monkeypatch.setattr(review_screen, "BUDGET", 60)  # slow enough to be stopped part way
+    judged = []
+    real = rv.judge
+    monkeypatch.setattr(rv, "judge", lambda *a, **k: judged.append(1) or real(*a, **k))
     app = Host()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.2)
+    async with app.run_test(size=size) as pilot:
         screen = app.screen
+        for _ in range(2000):  # until a few decisions are judged, then Escape
+            await pilot.pause(0.02)
+            if len(judged) >= 3:
+                break
         assert isinstance(screen, ReviewScreen) and screen.running
         assert screen.query_one("#review-progress", ProgressBar).display
         await pilot.press("escape")
         await pilot.pause(0.2)
         assert screen.cancel.is_set() and not isinstance(app.screen, ReviewScreen)
         await app.workers.wait_for_complete()
-        assert not list(Path(rv.cache_path({}, None, 400, []).parent).glob("*.json"))  # nothing kept
+    kept = rv.read_store(review_screen.cache_file(app.game))
+    done = len(kept)
+    assert done >= 3 and done == len(judged)  # what was judged is kept
+    total = len(rv.points(app.game))
+    assert done < total
+    judged.clear()
+    shown = []
+    real_show = ReviewScreen.show_progress
+    monkeypatch.setattr(ReviewScreen, "show_progress", lambda self, d, t: shown.append((d, t)) or real_show(self, d, t))
+    async with Host().run_test(size=size) as pilot:
+        screen = await reviewed(pilot)
+        assert [d for d, t in shown if t == total][0] == done  # the bar starts where the review stopped
+        assert len(judged) == total - done  # only the rest is judged
+        expected = rv.review(screen.data, ["all"], budget=60)
+        assert screen.result.to_json() == expected.to_json()  # the same figures as in one go
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_question_mark_opens_the_reviews_own_help(size):
+    from duckcover.app.screens.core import HelpScreen
+
+    async with Host().run_test(size=size) as pilot:
+        await reviewed(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = pilot.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        text = "\n".join(str(w.render()) for w in help_screen.query(Static))
+        assert "The review" in text and "mistake from 1.0" in text and "next marked decision" in text
+        assert "flip (when you are the Captain)" not in text  # not the table's help
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ReviewScreen)
+
+
+async def test_the_screen_names_moves_in_words_never_coordinates():
+    import re
+
+    async with Host(human=1).run_test(size=(120, 40)) as pilot:
+        screen = await reviewed(pilot)
+        table = screen.query_one("#review-decisions", DataTable)
+        coordinates = re.compile(r"\(-?\d+, ?-?\d+\)|-?\d+,-?\d+|\u2192")
+        for row in range(table.row_count):
+            table.move_cursor(row=row)
+            await pilot.pause()
+            played = str(table.get_row_at(row)[1])
+            position = str(screen.query_one("#review-position", Static).render())
+            assert played.startswith(("cover ", "duck ")) and not coordinates.search(played + position)
+            assert position.split(": ")[0].endswith("greedy 2")  # the seat named, a bot's too
 
 
 async def test_a_second_opening_reads_the_kept_review(monkeypatch):
@@ -209,6 +269,19 @@ async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_review
         assert set(grid.marks.values()) & {"played", "both"}
         words = str(viewer.query_one("#replay-turn", Static).render())
         assert f"{decision.mark} (" in words and "the expert" in words
+        assert rv.reason(result.points[decision.place], decision) in words  # why, in one line
+
+
+async def test_the_screen_speaks_the_players_language():
+    from duckcover.common.i18n import set_language
+
+    set_language("de")
+    async with Host().run_test(size=(80, 24)) as pilot:
+        screen = await reviewed(pilot)
+        table = screen.query_one("#review-decisions", DataTable)
+        played = [str(table.get_row_at(row)[1]) for row in range(table.row_count)]
+        assert all(words.endswith(("verdecken", "ducken")) for words in played), played
+        assert "der Experte:" in str(screen.query_one("#review-position", Static).render())
 
 
 async def test_names_and_titles_are_shown_as_plain_text():

@@ -108,7 +108,7 @@ def test_the_discard_count_agrees_with_its_numbers(lang, expected):
 
 @pytest.mark.parametrize("lang, one", [("en", "1 discarded;"), ("de", "1 abgeworfen;"), ("fr", "1 défaussée ;")])
 def test_the_log_says_one_discarded_card_in_the_singular(lang, one):
-    from duckcover.app.telling import discard_words
+    from duckcover.common.telling import discard_words
 
     i18n.set_language(lang)
     assert one in discard_words(1, 8)

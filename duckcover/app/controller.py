@@ -26,7 +26,7 @@ from ..engine.view import PlayerView, turn_quacks
 from ..players.table import NOTHING_TO_CHOOSE
 from ..players.table import Table as Turns
 from .options import SeatSpec
-from .telling import dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words
+from ..common.telling import dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words
 from .words import flip_word, refusal_text
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from .flow import Said, StatusChanged, TableFlow, TurnState
 from .options import SPEEDS, AppOptions, SeatSpec
 from .screens.lobby import CreateTableScreen, LobbyScreen, WaitingScreen, seat_ordinal
 from .table.screen import TableScreen
-from .telling import move_words, stand_in_words
+from ..common.telling import move_words, stand_in_words
 from .words import peer_refusal_text
 
 

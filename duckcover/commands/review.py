@@ -1,7 +1,8 @@
 """`duckcover review FILE [--seat S] [--json] [--lang L] [--key K]`: what each decision cost, by
 the expert's estimate from the seat's own view (docs/review.md). On a terminal it shows a
-progress bar on standard error; the review is kept in the data directory, so asking again is
-instant."""
+progress bar on standard error; every decision is kept in the data directory as it is judged,
+in the cache the app's Review screen uses too, so asking again (or after the app) is instant
+and a stopped review goes on where it stopped."""
 from __future__ import annotations
 
 import os
@@ -50,26 +51,28 @@ def run(args) -> int:
         print(shown(f"{args.file}: {err}", 500), file=sys.stderr)
         return 2
     budget = args.budget or rv.BUDGET
-    path = None if args.no_cache else rv.cache_path(data, args.key, budget, seats)
-    result = rv.cached(path) if path else None
-    if result is None:
-        bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-        try:
-            result = rv.review(data, [str(s) for s in seats], key=args.key, budget=budget,
-                               jobs=args.jobs or os.cpu_count() or 1, progress=bar, game=game)
-        finally:
-            if bar:
-                bar.close()
-        if path:
-            rv.keep(path, result)
-    if args.json:
-        import json
+    # The app's cache: a review the Review screen made (every seat) answers here at once.
+    store = None if args.no_cache else rv.cache_path(game, args.key, budget)
+    from ..common.i18n import detect, set_language, t
 
+    set_language(args.lang or detect())  # the moves and reasons in words, in --json too
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        result = rv.review(data, [str(s) for s in seats], key=args.key, budget=budget,
+                           jobs=args.jobs or os.cpu_count() or 1, progress=bar, game=game, store=store)
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
+            bar = None
+        # What was judged is kept (`store`): asking again goes on from there.
+        print(t("review.stopped" if store else "review.stopped_uncached"), file=sys.stderr)
+        return 130
+    finally:
+        if bar:
+            bar.close()
+    if args.json:
         sys.stdout.write(dumps(result.to_json()))
         return 0
-    from ..common.i18n import detect, set_language
-
-    set_language(args.lang or detect())
     sys.stdout.write(report(result))
     return 0
 
@@ -93,7 +96,8 @@ class ProgressBar:
 
 
 def report(result) -> str:
-    """The review as text: each seat's totals, then its marked and costliest decisions."""
+    """The review as text: each seat's totals, then its marked and costliest decisions, the moves
+    in the table's words and each mark with its reason."""
     from ..common.i18n import t, tn
     from ..common.untrusted import NAME_MAX
     from ..players.review import MARKS
@@ -107,22 +111,25 @@ def report(result) -> str:
         lines.append("  " + rounds)
         counts = seat.marks()
         lines.append("  " + ", ".join(f"{t('review.mark.' + m)}: {counts[m]}" for m in MARKS))
+        costliest = seat.costliest()
         for d in seat.decisions:
-            if d.mark or d in seat.costliest():
-                lines.append("  " + decision_line(d))
+            if d.mark or d in costliest:
+                lines += ["  " + line for line in decision_lines(d, result.points.get(d.place))]
         lines.append("")
     return "\n".join(lines)
 
 
-def decision_line(d) -> str:
+def decision_lines(d, point) -> list[str]:
+    """One decision: where, the move played and the expert's best in words, the cost and the
+    mark; then, for a mark, its reason."""
     from ..common.i18n import t
+    from ..players import review as rv
 
     mark = t(f"review.mark.{d.mark}") if d.mark else "-"
-    return t("review.decision_line", round=d.round, flip=d.flip, played=move_text(d.played),
-             best=move_text(d.best), cost=f"{d.cost:.1f}", stderr=f"{d.stderr:.1f}", mark=mark)
-
-
-def move_text(move) -> str:
-    from ..players.review import move_notation
-
-    return move_notation(move)
+    played, best = (rv.move_words(point, d.played), rv.move_words(point, d.best)) if point else ("?", "?")
+    lines = [t("review.decision_line", round=d.round, flip=d.flip, played=played, best=best,
+               cost=f"{rv.shown_figure(d.cost):.1f}", stderr=f"{rv.shown_figure(d.stderr):.1f}", mark=mark)]
+    why = rv.reason(point, d) if point else None
+    if why:
+        lines.append("  " + why)
+    return lines

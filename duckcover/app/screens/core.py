@@ -22,7 +22,7 @@ from ..bots import installed_bots
 from ..controller import TurnController
 from ..messages import Navigate, StartGame
 from ..options import BOT_NAMES, SeatSpec
-from ..telling import is_you
+from ...common.telling import is_you
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import ascii_only
 from ..words import error_text
@@ -293,13 +293,19 @@ class HelpScreen(ModalScreen):
     def action_scroll(self, how: str) -> None:
         getattr(self.query_one("#help", VerticalScroll), f"action_{how}")()
 
+    def __init__(self, sections: list[tuple[str | None, str]] | None = None) -> None:
+        super().__init__()
+        # A screen with a help of its own (the Review screen) gives its (heading or None, text)
+        # pairs; by default, the rules in brief and the table's keys.
+        self.sections = sections or [(t("help.title"), t("help.rules")), (t("help.keys_title"), t("help.keys_jump")),
+                                     (None, t("help.keys"))]
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(t("help.title"), classes="heading")
-            yield Static(t("help.rules"))
-            yield Static(t("help.keys_title"), classes="heading")
-            yield Static(t("help.keys_jump"))
-            yield Static(t("help.keys"))
+            for heading, text in self.sections:
+                if heading is not None:
+                    yield Static(heading, classes="heading")
+                yield Static(text)
         yield KeyFooter()
 
     def action_close(self) -> None:

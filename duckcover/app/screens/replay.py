@@ -31,12 +31,12 @@ from ...saves.record import read_players, read_turn_seats, replay
 from ..passplay import read_sounds, sound_of
 from ..widgets.cards import family_letter
 from ..widgets.glyphs import PlainKeys, adapt
-from ..telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
+from ...common.telling import (dead_repeat_words, discard_words, fallback_words, flip_words, gift_words, idle_words, move_words, round_end_words,
                       round_scores_words, round_start_words, stand_in_words)
 from ..widgets.core import GridWidget
 from ..widgets.footer import KeyFooter
 from ..words import flip_word
-from .review import SYMBOLS, ReviewGrid, grid_marks, kept_review
+from .review import SYMBOLS, ReviewGrid, cost_words, grid_marks, kept_review, reason_words
 from .review import move_words as review_move_words
 
 Grids = tuple[Mapping[Cell, Stack], ...]
@@ -127,7 +127,7 @@ def flip_line(timeline: Timeline, step: Step) -> str:
     turn = step.turn
     names = timeline.names
     if turn is None:
-        from ..telling import said
+        from ...common.telling import said
 
         return said("replay.deal", names[step.captain], round=step.round_index + 1)
     card = " + ".join(flip_word(code) for code in turn.flips)
@@ -286,7 +286,7 @@ class ReplayScreen(Screen):
         except Exception:  # noqa: BLE001 - the viewer works without a review
             found = None
         self.marked = {} if found is None else {
-            (d.round, d.flip, d.seat): (seat.name, d) for seat in found.seats for d in seat.decisions if d.mark}
+            d.place: (seat.name, d, found.points.get(d.place)) for seat in found.seats for d in seat.decisions if d.mark}
 
     # --- state --------------------------------------------------------------------------
     @property
@@ -415,10 +415,11 @@ class ReplayScreen(Screen):
         for seat in range(len(self.timeline.names)):
             reviewed = self.marked.get((step.round_index + 1, step.turn_no, seat))
             if reviewed is not None:
-                name, d = reviewed
+                name, d, point = reviewed
                 text.append(t("review.viewer_line", symbol=SYMBOLS[d.mark], name=shown(name, NAME_MAX),
-                              mark=t("review.mark." + d.mark), cost=f"{d.cost:.1f}\u00b1{d.stderr:.1f}",
-                              best=review_move_words(d.best)) + "\n", style="bold")
+                              mark=t("review.mark." + d.mark), cost=cost_words(d),
+                              best=review_move_words(point, d.best), reason=reason_words(point, d)) + "\n",
+                            style="bold")
         return text
 
     def table_text(self, step: Step) -> Text:

@@ -2,7 +2,8 @@
 
 Reached with `v` from the Game over screen, the Games screen and the replay viewer. The review
 runs in a worker thread (a process pool does the searching) with a progress bar; Escape
-cancels it. A review once made is kept in the data directory, so opening it again is instant.
+cancels it. Every decision is kept in the data directory as soon as it is judged (the cache the
+command line shares), so a cancelled review goes on where it stopped and a whole one opens at once.
 
 Every seat's figures side by side; the chosen seat's cost per decision as a sparkline; its
 decisions in a table; the highlighted decision's position on a grid with the move played and
@@ -27,6 +28,7 @@ from ...common.untrusted import NAME_MAX, shown
 from ...engine.game import Game
 from ..widgets.cards import COVER_STYLE, MOVING_STYLE, card_lines, empty_lines
 from ..widgets.core import GridWidget
+from .. import places
 from ..widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -43,10 +45,25 @@ GRID_MARKS = {"played": ("review.grid.played", "x"), "best": ("review.grid.best"
               "both": ("review.grid.both", "*")}
 
 
-def move_words(move) -> str:
+def move_words(point, move) -> str:
+    """A move of a reviewed decision in the table's words ("cover 8 with 5"); "?" without the
+    decision's position (it is always there: the review keeps every decision's point)."""
     from ...players import review as rv
 
-    return rv.move_notation(move, compact=True)
+    return rv.move_words(point, move) if point is not None else "?"
+
+
+def reason_words(point, decision) -> str:
+    from ...players import review as rv
+
+    return (rv.reason(point, decision) or "") if point is not None else ""
+
+
+def cost_words(decision) -> str:
+    """The cost as the marks read it: both figures to 0.1 point."""
+    from ...players import review as rv
+
+    return f"{rv.shown_figure(decision.cost):.1f}\u00b1{rv.shown_figure(decision.stderr):.1f}"
 
 
 def mark_words(mark: str | None) -> str:
@@ -92,14 +109,20 @@ def grid_marks(grid, decision: rv.Decision) -> dict:
     return marks
 
 
+def cache_file(game: Game, root: Path | None = None) -> Path:
+    """The review cache of this game: the one the command line reads too (`duckcover review`)."""
+    from ...players import review as rv
+
+    folder = Path(root) / "reviews" if root else None
+    return rv.cache_path(game, None, BUDGET or rv.BUDGET, folder=folder)
+
+
 def kept_review(game: Game, bots: list[str | None], root: Path | None = None) -> rv.Review | None:
-    """The review the Review screen kept for this game, if there is one (the replay viewer's marks)."""
+    """The review of every seat kept for this game, if it is whole (the replay viewer's marks)."""
     from ...players import review as rv
     from ...saves.record import to_record
 
-    folder = Path(root) / "reviews" if root else None
-    path = rv.cache_path(to_record(game, bots=bots), None, BUDGET or rv.BUDGET, list(range(game.n)), folder=folder)
-    return rv.cached(path)
+    return rv.stored_review(to_record(game, bots=bots), game, cache_file(game, root), budget=BUDGET or rv.BUDGET)
 
 
 class ReviewScreen(Screen):
@@ -107,6 +130,7 @@ class ReviewScreen(Screen):
         Binding("escape,q", "back", "key.back"),
         Binding("s", "next_seat", "review.key.seat"),
         Binding("m", "next_mark", "review.key.next_mark"),
+        Binding("question_mark", "help", "key.help", key_display="?"),  # the review's own help
     ]
     CSS_PATH = "review.tcss"
     AUTO_FOCUS = "#review-decisions"
@@ -120,7 +144,7 @@ class ReviewScreen(Screen):
         self.data = to_record(game, bots=bots)  # one record per game, whichever screen asks
         self.bots = list(bots)
         self.record_title = title
-        self.points = {(p.round_index + 1, p.turn_no, p.seat): p for p in rv.points(game)}
+        self.points = {p.place: p for p in rv.points(game)}
         humans = [seat for seat, bot in enumerate(bots) if bot is None]
         self.seat = humans[0] if humans else 0
         self.result: rv.Review | None = None
@@ -158,11 +182,7 @@ class ReviewScreen(Screen):
 
     # --- the work -----------------------------------------------------------------------------
     def cache(self) -> Path:
-        from ...players import review as rv
-
-        root = getattr(self.app, "data_root", None)
-        folder = Path(root) / "reviews" if root else None
-        return rv.cache_path(self.data, None, self.budget(), list(range(self.game.n)), folder=folder)
+        return cache_file(self.game, getattr(self.app, "data_root", None))
 
     def budget(self) -> int:
         from ...players import review as rv
@@ -172,7 +192,7 @@ class ReviewScreen(Screen):
     def start(self) -> None:
         from ...players import review as rv
 
-        kept = rv.cached(self.cache())
+        kept = rv.stored_review(self.data, self.game, self.cache(), budget=self.budget())
         if kept is not None:
             self.finish(kept)
             return
@@ -186,15 +206,14 @@ class ReviewScreen(Screen):
             def progress(done: int, total: int) -> None:
                 app.call_from_thread(self.show_progress, done, total)
 
-            try:
+            try:  # every decision is kept as it is judged: a cancelled review resumes from there
                 result = rv.review(data, ["all"], budget=budget, jobs=jobs, progress=progress, cancel=cancel,
-                                   game=self.game)
+                                   game=self.game, store=path)
             except rv.Cancelled:
                 return
             except Exception as err:  # noqa: BLE001 - a review must never end the app
                 app.call_from_thread(self.failed, str(err))
                 return
-            rv.keep(path, result)
             app.call_from_thread(self.finish, result)
 
         self.run_worker(work, name="review", group="review", thread=True, exclusive=True, exit_on_error=False)
@@ -246,11 +265,13 @@ class ReviewScreen(Screen):
         self.query_one("#review-chart").data = [d.cost for d in seat.decisions] or [0.0]
         table = self.query_one("#review-decisions")
         table.clear(columns=True)
-        table.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.best"),
-                          t("review.col.cost"), t("review.col.mark"))
+        # The move played in words; the expert's best and the mark's reason are above the grid
+        # (the words are too long for three moves in one row at 80 columns).
+        table.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.cost"), t("review.col.mark"))
+        points = self.result.points if self.result is not None else {}
         for d in seat.decisions:
-            table.add_row(f"{d.round}.{d.flip}", move_words(d.played), move_words(d.best),
-                          f"{d.cost:.1f}\u00b1{d.stderr:.1f}", SYMBOLS.get(d.mark, ""))  # the word: above the grid
+            table.add_row(f"{d.round}.{d.flip}", move_words(points.get(d.place), d.played), cost_words(d),
+                          SYMBOLS.get(d.mark, ""))
         if seat.decisions:
             first = next((i for i, d in enumerate(seat.decisions) if d.mark), 0)
             table.move_cursor(row=first)
@@ -264,11 +285,12 @@ class ReviewScreen(Screen):
         if seat is None or not 0 <= row < len(seat.decisions):
             return
         decision = seat.decisions[row]
-        point = self.points.get((decision.round, decision.flip, decision.seat))
+        point = self.points.get(decision.place)
         words = t("review.position", round=decision.round, flip=decision.flip, name=shown(seat.name, NAME_MAX),
-                  played=move_words(decision.played), best=move_words(decision.best))
+                  played=move_words(point, decision.played), best=move_words(point, decision.best))
         if decision.mark:
-            words += f"  {mark_words(decision.mark)} ({decision.cost:.1f}\u00b1{decision.stderr:.1f})"
+            words += "\n" + t("review.position_mark", mark=mark_words(decision.mark), cost=cost_words(decision),
+                               reason=reason_words(point, decision))
         self.query_one("#review-position", Static).update(Text(words))
         if point is not None:
             grid = self.query_one("#review-grid", ReviewGrid)
@@ -303,6 +325,17 @@ class ReviewScreen(Screen):
         if marked:
             row = next((i for i in marked if i > table.cursor_row), marked[0])
             table.move_cursor(row=row)
+
+    def action_help(self) -> None:
+        """`?` here: what the figures and marks mean and this screen's keys, on the app's help
+        screen (the table's help says nothing of the review). Found by its place: the help's
+        module opens this one (`v`), and the rooms allow no cycle."""
+        from ...players import review as rv
+
+        thresholds = {name: f"{value:.1f}" for name, value in rv.THRESHOLDS}
+        sections = [(t("review.help.title"), t("review.help.text", z=f"{rv.Z:g}", **thresholds)),
+                    (t("help.keys_title"), t("review.help.keys"))]
+        self.app.push_screen(places.find("rules").screen(sections))
 
     def action_back(self) -> None:
         if self.running:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ...common.i18n import t
+from ...common.telling import advice_words
 from ...engine.game import Phase
-from ...engine.grid import neighbours
 from ...engine.moves import Move
 from ...engine.view import PlayerView
 
@@ -93,16 +93,7 @@ def highlight(table, view: PlayerView, move: Move | None) -> None:
 
 def describe_move(view: PlayerView, move: Move | None) -> str:
     """A move in the log's words: cover 9 with 12 / duck 12 beside 7 / give 11."""
-    if move is None:
-        return t("word.quack")
-    cells = view.grid.cells
-    if move.to is None:
-        return t("hint.give", card=move.card.number)
-    if move.to in cells:
-        return t("hint.cover", card=move.card.number, target=cells[move.to][-1].number)
-    origin = next((cell for card, cell in view.candidates if card == move.card), None)
-    beside = [cells[c][-1].number for c in neighbours(move.to) if c in cells and c != origin]
-    return t("hint.duck", card=move.card.number, target=beside[0] if beside else "?")
+    return advice_words(view.grid.cells, move)
 
 
 def describe(view: PlayerView, ranking: list[tuple[Move, float]]) -> str:

@@ -33,7 +33,7 @@ from ..flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceTaken, Flipped, Fli
                     HandOver, Notices, RoundOver, RoundStarted, Said, StatusChanged, TableFlow, TurnRevealed,
                     TurnState, Waiting)
 from ..options import AppOptions
-from ..telling import round_end_words, round_scores_words, round_start_words
+from ...common.telling import round_end_words, round_scores_words, round_start_words
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs

@@ -1,6 +1,7 @@
 """How the log tells a turn, in the words the table shows: cards by their number and their
 neighbours, never by grid coordinates (the board shows none). The table's log and the replay
-viewer both tell moves through here.
+viewer both tell moves through here, and the hint and the review give advice in the same words
+(`advice_words`). Pure text below the app: the review's command line uses it too.
 
 Names come from players and records, so every name goes through `shown()`. The player at the
 keyboard is named "You" (`seat.you`): their lines have second-person forms (`key.you`), since
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..common.i18n import t, tn
-from ..common.untrusted import NAME_MAX, shown
+from .i18n import t, tn
+from .untrusted import NAME_MAX, shown
 from ..engine.game import START_CELLS
 from ..engine.grid import Cell, Stack, neighbours
 from ..engine.moves import Move
@@ -30,6 +31,13 @@ def said(key: str, name: str, **values: object) -> str:
     return t(f"{key}.you" if is_you(name) else key, name=shown(name, NAME_MAX), **values)
 
 
+def duck_neighbour(before: Mapping[Cell, Stack], move: Move, placing: bool = False) -> Cell | None:
+    """The cell a duck (or a placed gift) is told by: its first neighbour that stays, not the
+    cell the moving card leaves; None if there is none."""
+    origin = None if placing else next((c for c, stack in before.items() if stack[-1] == move.card), None)
+    return next((c for c in neighbours(move.to) if c in before and c != origin), None)
+
+
 def move_words(name: str, before: Mapping[Cell, Stack], move: Move, placing: bool,
                word: Callable[[object], str] = number) -> str:
     """A cover ("covered 4 with 7"), a duck ("ducked 7 beside 11") or a placed gift, told by
@@ -37,12 +45,32 @@ def move_words(name: str, before: Mapping[Cell, Stack], move: Move, placing: boo
     card = word(move.card)
     if move.to in before:
         return said("log.cover", name, card=card, target=word(before[move.to][-1]))
-    # The neighbour named is one that stays: not the cell the moving card leaves.
-    origin = None if placing else next((c for c, stack in before.items() if stack[-1] == move.card), None)
-    near = [before[c][-1] for c in neighbours(move.to) if c in before and c != origin]
-    target = word(near[0]) if near else "?"
+    near = duck_neighbour(before, move, placing)
+    target = word(before[near][-1]) if near is not None else "?"
     key = "log.place" if placing else ("log.duck" if move.to in START_CELLS else "log.duck_outside")
     return said(key, name, card=card, target=target)
+
+
+# Where a duck lands from the neighbour it is told by (y grows downwards).
+SIDES = {(-1, 0): "left", (1, 0): "right", (0, -1): "above", (0, 1): "below"}
+
+
+def advice_words(before: Mapping[Cell, Stack], move: Move | None, sided: bool = False) -> str:
+    """A move as the hint says it, without a subject: "cover 9 with 12", "duck 12 beside 7",
+    "give 11"; `sided` tells a duck by its side ("duck 12 left of 7"), so that two ducks
+    beside the same card read apart (the review shows the move played beside the best)."""
+    if move is None:
+        return t("word.quack")
+    if move.to is None:
+        return t("hint.give", card=move.card.number)
+    if move.to in before:
+        return t("hint.cover", card=move.card.number, target=before[move.to][-1].number)
+    near = duck_neighbour(before, move)
+    if near is None:
+        return t("hint.duck", card=move.card.number, target="?")
+    side = SIDES.get((move.to[0] - near[0], move.to[1] - near[1])) if sided else None
+    key = f"hint.duck_{side}" if side else "hint.duck"
+    return t(key, card=move.card.number, target=before[near][-1].number)
 
 
 def idle_words(name: str, quack: str | None) -> str:
