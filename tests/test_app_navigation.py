@@ -78,16 +78,16 @@ async def test_game_over_footer_names_new_game_and_quit(tmp_path):
 
 
 def test_the_bot_list_offers_each_bot_once_with_its_difficulty(monkeypatch):
-    from duckcover.players.difficulty import LADDER_RATINGS
+    from duckcover.players.difficulty import LEVEL_RATINGS
 
     monkeypatch.setattr(screens, "installed_bots", lambda: ["expert", "greedy", "random", "novice", "casual", "owl"])
     choices = bot_choices()
 
-    def rated(label: str, level: str) -> str:  # each ladder level says its measured rating
-        mu, sigma = LADDER_RATINGS[level]
-        return f"{label}: {mu - 3 * sigma:.0f}"
+    def rated(label: str, level: str) -> str:  # each level says its published rating, `easy` too
+        mu, sigma = LEVEL_RATINGS[level]
+        return f"{label}, rating {mu - 3 * sigma:.1f}"
 
-    assert choices == [("Near my rating", "near"), ("Easy (random)", "easy"),
+    assert choices == [("Near my rating", "near"), (rated("Easy (random)", "easy"), "easy"),
                        (rated("Novice (novice)", "novice"), "novice"), (rated("Casual (casual)", "casual"), "casual"),
                        (rated("Medium (greedy)", "medium"), "medium"), (rated("Hard (expert)", "hard"), "hard"),
                        ("bot: owl", "owl")]

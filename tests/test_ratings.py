@@ -165,9 +165,9 @@ def test_stats_json_gives_every_players_rating(db, capsys):
     data = json.loads(capsys.readouterr().out)
     board = stats.ratings(db)
     for entry in data["players"]:
-        expected = board[f"name:{entry['name']}"].rating.as_dict()
+        expected = board[entry["key"]].rating.as_dict()
         assert entry["rating"] == expected and set(expected) == {"mu", "sigma", "ordinal"}
-        assert entry["rated_games"] == board[f"name:{entry['name']}"].games
+        assert entry["rated_games"] == board[entry["key"]].games
     ordinals = [item["rating"]["ordinal"] for item in data["ratings"]]
     assert ordinals == sorted(ordinals, reverse=True)
     assert {item["key"] for item in data["ratings"]} == set(board)
@@ -179,7 +179,7 @@ def test_stats_table_shows_ratings_and_the_change_over_the_last_ten(db, capsys):
     assert _cli(["--db", str(db)]) == 0
     out = capsys.readouterr().out
     board = stats.ratings(db)
-    assert "Ordinal" in out and "Last 10" in out
+    assert "Rating" in out and "Last 10" in out and "a cautious estimate of skill" in out
     busiest = max(board.values(), key=lambda s: s.games)
     assert busiest.games > 1
     line = next(line for line in out.splitlines() if f" {busiest.label} " in line and "." in line

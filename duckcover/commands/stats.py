@@ -5,10 +5,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..common.i18n import shown_name, t
+from ..app.words import player_title, rating_number
+from ..common.i18n import t
 from ..common.untrusted import shown
 from ..saves.record import RecordError, read_file
-from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, name_ratings, ratings
+from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, ratings
 
 BAR_WIDTH = 30
 
@@ -69,12 +70,12 @@ def _print_players(db: Path, as_json: bool) -> int:
 
     players = load(db)
     standings = ratings(db) if players else {}
-    by_name = name_ratings(standings, db) if players else {}
     if as_json:
         count = len(games(db)) if players else 0
-        entries = [_with_rating(p.as_dict(), by_name.get(p.name)) for p in players]
-        board = [s.as_dict() for s in leaderboard(standings)]
-        sys.stdout.write(json.dumps({"games": count, "players": entries, "ratings": board}, indent=1) + "\n")
+        entries = [_with_rating(p, standings) for p in players]
+        board = [_named(s.as_dict(), s.key) for s in leaderboard(standings)]
+        sys.stdout.write(json.dumps({"games": count, "players": entries, "ratings": board,
+                                     "rating_explained": t("rating.explained")}, indent=1) + "\n")
         return 0
     if not players:
         print(t("stats.empty"))
@@ -86,6 +87,7 @@ def _print_players(db: Path, as_json: bool) -> int:
     console.print(wins_chart(players))
     if standings:
         console.print(ratings_table(leaderboard(standings)))
+        console.print(t("rating.explained"))
     console.print(t("stats.footer", games=len(games(db))))
     return 0
 
@@ -116,17 +118,36 @@ def players_table(players):
         table.add_column(t(key), justify="right")
     for p in players:
         table.add_row(
-            as_text(shown_name(p.name)), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+            as_text(player_title(p.key, p.name)), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
         )
     return table
 
 
-def _with_rating(entry: dict, standing) -> dict:
-    """A name's figures with the rating of the player behind it (None if it has none)."""
-    entry["rating"] = standing.rating.as_dict() if standing else None
+def _with_rating(player, standings: dict) -> dict:
+    """A player's figures with their rating: the number every screen shows for them (a measured
+    bot not rated here yet: its published one; None for a person with no rated game)."""
+    from ..saves.ratings import current_rating
+
+    entry = _named(player.as_dict(), player.key, player.name)
+    standing = standings.get(player.key)
+    rating = current_rating(player.key, standings)
+    entry["rating"] = rating.as_dict() if rating else None
     entry["rated_games"] = standing.games if standing else 0
     entry["rating_change_last_10"] = round(standing.change(), 4) if standing else None
+    return entry
+
+
+def _named(entry: dict, key: str, name: str | None = None) -> dict:
+    """One player's JSON with the one name the screens use (`name`; `player` in the ratings
+    list), who it is (`key`, `kind`) and, for a difficulty's bot, the `level`."""
+    from ..players.difficulty import level_of
+    from ..saves.ratings import bot_of, kind_of
+
+    title = player_title(key, name)
+    entry["player" if "player" in entry else "name"] = title
+    bot = bot_of(key)
+    entry.update(key=shown(key, 200), kind=kind_of(key), level=level_of(bot[0]) if bot else None)
     return entry
 
 
@@ -142,16 +163,15 @@ def ratings_table(board):
     for standing in board:
         rating = standing.rating
         table.add_row(
-            as_text(rating_label(standing)), f"{rating.ordinal:.1f}", f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
+            as_text(rating_label(standing)), rating_number(rating.ordinal), f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
             str(standing.games), f"{standing.change():+.1f}",
         )
     return table
 
 
 def rating_label(standing) -> str:
-    """A rated player as the tables show it: a bot is marked so, not only by its name."""
-    label = shown(standing.label, 80)
-    return t("stats.rating_bot", name=label) if standing.kind == "bot" else label
+    """A rated player as the tables show it: the one name every screen gives them."""
+    return shown(player_title(standing.key), 80)
 
 
 def wins_chart(players):
@@ -166,7 +186,7 @@ def wins_chart(players):
     chart.add_column(justify="right")
     for p in players:
         length = round(BAR_WIDTH * p.wins / most)
-        chart.add_row(as_text(shown_name(p.name)), Text("#" * length, style="green"), str(p.wins))
+        chart.add_row(as_text(player_title(p.key, p.name)), Text("#" * length, style="green"), str(p.wins))
     return chart
 
 
