@@ -92,7 +92,7 @@ def rated_arena(specs: list[str], deals: int, seed: int, jobs: int = 1):
     results = run(config, jobs=jobs, progress=lambda done: None)
     print(f"{deals} deals x {len(specs)} seatings = {deals * len(specs)} games in {time.perf_counter() - start:.0f} s "
           f"(seed {seed})")
-    return results, rate(config, results)
+    return results, rate(config, results, published=False)  # measured from scratch: no published prior
 
 
 def arena(specs: list[str], deals: int, seed: int, jobs: int = 1) -> None:
