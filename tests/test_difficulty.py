@@ -86,9 +86,9 @@ async def test_the_set_up_screen_shows_each_levels_rating_and_near_my_rating_pic
         kinds = app.screen.query_one("#kind-1", Select)
         labels = {value: str(prompt) for prompt, value in kinds._options}
         mu, sigma = LADDER_RATINGS["hard"]
-        assert labels["hard"] == f"Hard (expert), rating {mu - 3 * sigma:.1f}"
+        assert labels["hard"] == f"Hard (expert) {mu - 3 * sigma:.1f}"
         mu, sigma = difficulty.LEVEL_RATINGS["easy"]
-        assert labels["easy"] == f"Easy (random), rating {mu - 3 * sigma:.1f}"  # below the ladder, on its scale
+        assert labels["easy"] == f"Easy (random) {mu - 3 * sigma:.1f}"  # below the ladder, on its scale
         assert labels["near"] == "Near my rating"
         kinds.value = "near"
         seats, _, _ = app.screen.chosen()

@@ -381,8 +381,8 @@ async def test_the_numbers_a_newcomer_sees_for_one_bot_are_the_same_everywhere(t
         app.push_screen(SetupScreen())
         await pilot.pause()
         labels = {value: str(prompt) for prompt, value in app.screen.query_one("#kind-1", Select)._options}
-        assert labels["medium"] == f"{name}, rating {number}"
-        assert "easy" in labels and "rating" in labels["easy"]  # Easy is on the scale too
+        assert labels["medium"] == f"{name} {number}"
+        assert labels["easy"].startswith("Easy (random) -")  # Easy is on the scale too, below the ladder
         assert "cautious estimate" in str(app.screen.query_one("#ratings-explained").render())
 
     # Statistics: a row of its own by that name (not the seat's "Jackson"), the same number.
@@ -428,10 +428,10 @@ async def test_the_numbers_a_newcomer_sees_for_one_bot_are_the_same_everywhere(t
                     if name in text:
                         break
                 await pilot.pause(0.02)
-            assert f"{name}  {number}" in text and "cautious estimate" in text
+            assert f"{name} {number}\n" in text and "cautious estimate" in text
             await pilot.press("c")  # a new table offers the level with the same number
             await pilot.pause()
             kinds = guest.screen.query_one("#kind-2", Select)
-            assert {value: str(prompt) for prompt, value in kinds._options}["medium"] == f"{name}, rating {number}"
+            assert {value: str(prompt) for prompt, value in kinds._options}["medium"] == f"{name} {number}"
     finally:
         await server.close()

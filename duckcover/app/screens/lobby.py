@@ -103,7 +103,7 @@ class LobbyScreen(Screen):
             text.append("\n" + t("net.levels_title") + "\n", style="bold")
             for level in DIFFICULTIES:
                 if level in levels:
-                    text.append(f"  {level_name(level)}  {rating_number(levels[level])}\n")
+                    text.append(f"  {level_choice(level, levels[level])}\n")
         text.append(t("rating.explained"), style="dim")
         self.query_one("#top-ten", Static).update(text)
 
@@ -269,11 +269,13 @@ class WaitingScreen(Screen):
                 text.append(f"{number}. {t('net.open_seat')}\n")
                 continue
             # A bot by the one name every screen gives it ("Medium (greedy)"), a person as human.
-            kind = level_name(seat["bot"]) if seat.get("bot") in DIFFICULTIES else t("seat.human")
+            is_bot = seat.get("bot") in DIFFICULTIES
+            kind = level_name(seat["bot"]) if is_bot else t("seat.human")
             ordinal = seat_ordinal(players, number - 1)
             if ordinal is not None:
                 kind = t("net.rating_beside", kind=kind, ordinal=ordinal)
-            text.append(f"{number}. {shown(seat['name'], NAME_MAX)} ({kind})\n")
+            name = shown(seat["name"], NAME_MAX)
+            text.append(f"{number}. {name}: {kind}\n" if is_bot else f"{number}. {name} ({kind})\n")
         text.append("\n" + t("net.waiting_help"))
         self.query_one("#waiting", Static).update(text)
 
