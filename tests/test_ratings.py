@@ -335,6 +335,37 @@ def test_a_file_bots_version_is_its_source_hash_and_the_file_never_runs_here(tmp
 
 
 # --- one bot, one name, one number (issue 30, finding 5) ---------------------------------------
+def test_a_measured_bot_starts_from_its_published_rating_and_nothing_else_does():
+    from duckcover.common.measured import MEASURED_BOTS
+
+    version, mu, sigma = MEASURED_BOTS["greedy"]
+    assert ratings.starting_rating(f"bot:greedy@{version}") == Rating(mu, sigma)
+    assert ratings.starting_rating("bot:greedy@2") == Rating()  # another version: not measured
+    assert ratings.starting_rating("bot:greedy@?") == Rating() == ratings.starting_rating("name:greedy")
+    assert ratings.starting_rating(f"bot:greedy@{version}", published=False) == Rating()
+    game = RatedGame(1, ("name:Ann", f"bot:greedy@{version}"), (0, 1))  # Ann beats Medium
+    learned = compute([game])[f"bot:greedy@{version}"]
+    assert learned.rating.mu < mu and abs(learned.rating.mu - mu) < 3  # moved from its start, a little
+    assert learned.change() == pytest.approx(learned.history[-1] - (mu - 3 * sigma))
+    assert compute([game], published=False)[f"bot:greedy@{version}"].rating.mu < 25  # measuring: from scratch
+    assert ratings.current_rating("bot:expert@1", {}) == Rating(*MEASURED_BOTS["expert"][1:])
+    assert ratings.current_rating("name:Nobody", {}) is None
+
+
+def test_easy_is_on_the_ladders_scale_below_it():
+    from duckcover.players.difficulty import LADDER, LEVEL_RATINGS
+
+    assert LEVEL_RATINGS["easy"][0] < min(LEVEL_RATINGS[level][0] for level in LADDER)
+
+
+def test_new_published_figures_make_a_new_model_version():
+    from duckcover.common.measured import MEASURED_BOTS
+
+    assert ratings.MODEL_VERSION == ratings.model_version(MEASURED_BOTS)
+    assert ratings.model_version({**MEASURED_BOTS, "greedy": ("1", 40.0, 2.0)}) != ratings.MODEL_VERSION
+    # ... and a new model version recomputes every cache: test_a_model_change_invalidates_the_cache
+
+
 def played_against(level: str, seed: int, data_dir: Path) -> dict:
     """A finished game of "You" against a difficulty's bot, recorded as the app records it (the
     bot a label stands for and its version stamped: TurnController), added to the statistics."""

@@ -40,9 +40,14 @@ from ..common.i18n import YOU, stored_name
 from ..common.measured import MEASURED_BOTS
 from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
 
-# The published ratings are part of the model: new figures must invalidate every cache.
-_PUBLISHED = hashlib.sha256(repr(sorted(MEASURED_BOTS.items())).encode()).hexdigest()[:12]
-MODEL_VERSION = f"openskill6-bradleyterryfull-mu25-sigma8.333-tau0.0833-v2-published-{_PUBLISHED}"
+
+def model_version(published: dict) -> str:
+    """The model's name, the published ratings included: new figures must invalidate every cache."""
+    digest = hashlib.sha256(repr(sorted(published.items())).encode()).hexdigest()[:12]
+    return f"openskill6-bradleyterryfull-mu25-sigma8.333-tau0.0833-v2-published-{digest}"
+
+
+MODEL_VERSION = model_version(MEASURED_BOTS)
 MU, SIGMA = 25.0, 25.0 / 3.0
 RECENT = 10  # games in "the change over the last games"
 
