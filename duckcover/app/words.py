@@ -40,6 +40,12 @@ def rating_number(ordinal: float) -> str:
     return "0.0" if text == "-0.0" else text
 
 
+def rating_change(change: float) -> str:
+    """How far a rating moved, signed, one decimal: a move too small to show is "+0.0", not "-0.0"."""
+    text = f"{change:+.1f}"
+    return "+0.0" if text == "-0.0" else text
+
+
 def variant_label(name: str) -> str:
     try:
         return t(f"variant_name.{name}")

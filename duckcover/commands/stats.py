@@ -5,13 +5,14 @@ import json
 import sys
 from pathlib import Path
 
-from ..app.words import player_title, rating_number
+from ..app.words import player_title, rating_change, rating_number
 from ..common.i18n import t
 from ..common.untrusted import shown
 from ..saves.record import RecordError, read_file
 from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, ratings
 
 BAR_WIDTH = 30
+NAME_COLUMN = 24  # the widest a player's column is kept whole at
 
 
 def add_parser(sub) -> None:
@@ -112,13 +113,15 @@ def players_table(players):
     from rich.table import Table
 
     table = Table(title=t("stats.title"), title_justify="left")
-    table.add_column(t("stats.player"))
+    names = [player_title(p.key, p.name) for p in players]
+    # A bot's one name whole ("Medium (greedy)"): at 80 columns the headings wrap instead.
+    table.add_column(t("stats.player"), no_wrap=True, min_width=min(NAME_COLUMN, max(map(len, names), default=0)))
     for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average", "stats.best_round",
                 "stats.worst_round", "stats.single_stacks"):
         table.add_column(t(key), justify="right")
-    for p in players:
+    for p, name in zip(players, names):
         table.add_row(
-            as_text(player_title(p.key, p.name)), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+            as_text(name), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
         )
     return table
@@ -152,19 +155,20 @@ def _named(entry: dict, key: str, name: str | None = None) -> dict:
 
 
 def ratings_table(board):
-    """Best first: the conservative ordinal, then mean and uncertainty, games and recent change."""
+    """Best first: the rating (the cautious estimate), then mean and uncertainty, games and recent change."""
     from rich.table import Table
 
     table = Table(title=t("stats.ratings_title"), title_justify="left")
-    table.add_column(t("stats.player"))
+    names = [rating_label(standing) for standing in board]
+    table.add_column(t("stats.player"), no_wrap=True, min_width=min(NAME_COLUMN, max(map(len, names), default=0)))
     for key in ("stats.rating_ordinal", "stats.rating_mu", "stats.rating_sigma", "stats.rated_games",
                 "stats.rating_change"):
         table.add_column(t(key), justify="right")
-    for standing in board:
+    for standing, name in zip(board, names):
         rating = standing.rating
         table.add_row(
-            as_text(rating_label(standing)), rating_number(rating.ordinal), f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
-            str(standing.games), f"{standing.change():+.1f}",
+            as_text(name), rating_number(rating.ordinal), f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
+            str(standing.games), rating_change(standing.change()),
         )
     return table
 

@@ -24,7 +24,7 @@ from ...common.untrusted import shown
 from .. import places
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import ascii_only
-from ..words import player_title, rating_number
+from ..words import player_title, rating_change, rating_number
 
 if TYPE_CHECKING:
     from ...saves import stats
@@ -105,7 +105,7 @@ def rating_chart(standing) -> Text:
     text = Text(tn("statsview.rating_title", len(history), name=name) + "\n", style="bold")
     text.append(sparkline(history) + "\n", style="cyan")
     text.append(t("statsview.rating_range", now=rating_number(history[-1]), low=rating_number(min(history)),
-                  high=rating_number(max(history)), change=f"{standing.change():+.1f}"))
+                  high=rating_number(max(history)), change=rating_change(standing.change())))
     return text
 
 
