@@ -32,11 +32,12 @@ No Textual, no network: the app, the commands, the server and the arena all call
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ..common.i18n import YOU, stored_name
+from ..common.i18n import YOU, stored_name, you_words
 from ..common.measured import MEASURED_BOTS
 from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
 
@@ -130,7 +131,13 @@ def name_key(name: str) -> str:
 def same_player(key: str) -> str:
     """A stored key as rated now: keys stored before the nameless player was one player in every
     language (`name:Du`) read as that player (`name:You`). Nothing stored is rewritten."""
-    return NAME + YOU if key.startswith(NAME) and stored_name(key[len(NAME):]) == YOU else key
+    return NAME + YOU if key in _nameless_keys() else key
+
+
+@functools.cache
+def _nameless_keys() -> frozenset[str]:
+    # Read for every seat of every game: the catalogues do not change while duckcover runs.
+    return frozenset(NAME + word for word in you_words())
 
 
 def bot_of(key: str) -> tuple[str, str | None] | None:

@@ -236,15 +236,17 @@ def load(db_path: str | Path | None = None) -> list[PlayerStats]:
             raise _corrupt(path, f"unreadable row: game {game_id} has no seat {seat}")
         key = seat_keys_[seat]
         grouped.setdefault(key, []).append(row)
-        names.setdefault(key, stored_name(name) if kind_of(key) == "human" else label_of(key))
+        if key not in names:
+            names[key] = stored_name(name) if kind_of(key) == "human" else label_of(key)
     players = [_player_figures(key, names[key], group) for key, group in grouped.items()]
     return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name, p.key))
 
 
 def _result_values(row: tuple) -> tuple:
-    game_id, seat, name, total, won, best, worst, singles, rounds = row
-    return (_typed(game_id, int), _typed(seat, int), _typed(name, str), _typed(total, int), _typed(won, int),
-            *(_typed(v, int) for v in (best, worst, singles, rounds)))
+    """A result row as read: whole numbers and the seat's name (a damaged value: TypeError)."""
+    if type(row[2]) is not str or not all(type(value) is int for index, value in enumerate(row) if index != 2):
+        raise TypeError(f"unexpected value in {row!r}"[:80])
+    return row
 
 
 def _player_figures(key: str, name: str, rows: list[tuple]) -> PlayerStats:
@@ -310,19 +312,22 @@ def _rated_games(path: Path) -> list:
     before the ratings existed has its seats' keys read from its record."""
     from .ratings import RatedGame, ranks, same_player, seat_keys
 
+    # A game without its rating seats brings its record in the same query: the statistics read
+    # keys for every game now (rows by player), and one query beats a connection per game.
     if _has_rating_table(path):
-        query = ("SELECT g.id, g.players, g.totals, g.winners, r.keys, r.rated FROM games g"
+        query = ("SELECT g.id, g.players, g.totals, g.winners, r.keys, r.rated,"
+                 " CASE WHEN r.keys IS NULL THEN g.record END FROM games g"
                  " LEFT JOIN rating_seats r ON r.game_id = g.id ORDER BY g.id")
     else:
-        query = "SELECT id, players, totals, winners, NULL, NULL FROM games ORDER BY id"
+        query = "SELECT id, players, totals, winners, NULL, NULL, record FROM games ORDER BY id"
     rows = _read(path, query, lambda row: row)
     found = []
     loads = json.loads
     try:
-        for id_, players, totals, winners, keys, rated in rows:
+        for id_, players, totals, winners, keys, rated, record_text in rows:
             names, totals_, winners_ = loads(players), loads(totals), loads(winners)
             if keys is None:
-                entry = record(id_, path)
+                entry = _json(record_text, dict)
                 given = entry.get("players") if isinstance(entry.get("players"), list) else []
                 keys_, rated = seat_keys(given, names), entry.get("rated") is not False
             else:
