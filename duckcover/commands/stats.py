@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from ..saves.record import RecordError, read_file
 from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, ratings
 
 BAR_WIDTH = 30
-NAME_COLUMN = 24  # the widest a player's column is kept whole at
+NAME_COLUMN = 18  # kept whole up to this ("Difficile (expert)"): wider, the 80-column table cuts a heading
 
 
 def add_parser(sub) -> None:
@@ -84,7 +85,7 @@ def _print_players(db: Path, as_json: bool) -> int:
     from rich.console import Console
 
     console = Console()
-    console.print(players_table(players))
+    console.print(players_table(players, console.width))
     console.print(wins_chart(players))
     if standings:
         console.print(ratings_table(leaderboard(standings)))
@@ -109,21 +110,28 @@ def _print_games(db: Path, as_json: bool) -> int:
 
 
 # --- Rich renderables (plain text when NO_COLOR or not a terminal; Rich decides) -----------------
-def players_table(players):
+def players_table(players, width: int | None = None):
+    """The figures by player, `width` columns wide at most (None: as wide as they come)."""
     from rich.table import Table
 
     table = Table(title=t("stats.title"), title_justify="left")
     names = [player_title(p.key, p.name) for p in players]
-    # A bot's one name whole ("Medium (greedy)"): at 80 columns the headings wrap instead.
-    table.add_column(t("stats.player"), no_wrap=True, min_width=min(NAME_COLUMN, max(map(len, names), default=0)))
-    for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average", "stats.best_round",
-                "stats.worst_round", "stats.single_stacks"):
-        table.add_column(t(key), justify="right")
-    for p, name in zip(players, names):
-        table.add_row(
-            as_text(name), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
-            f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
-        )
+    rows = [(str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks)) for p in players]
+    headings = [t(key) for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average",
+                                   "stats.best_round", "stats.worst_round", "stats.single_stacks")]
+    name_width = min(NAME_COLUMN, max(map(len, names), default=0))
+    natural = sum(max([len(h)] + [len(row[i]) for row in rows]) + 3 for i, h in enumerate(headings)) + name_width + 4
+    if width is not None and natural > width:
+        # A bot's one name whole ("Medium (greedy)"): the headings take a word a line instead
+        # (Rich, left to itself, cuts a one-word heading such as "Average" before it wraps one).
+        # A "%" stays with its word ("Win %", "% victoires").
+        headings = [re.sub(r" (?!%)(?<!% )", "\n", heading) for heading in headings]
+    table.add_column(t("stats.player"), no_wrap=True, min_width=name_width)
+    for heading in headings:
+        table.add_column(heading, justify="right")
+    for name, row in zip(names, rows):
+        table.add_row(as_text(name), *row)
     return table
 
 
