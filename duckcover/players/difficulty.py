@@ -42,11 +42,6 @@ def level_of(bot: str) -> str | None:
     return next((level for level, name in DIFFICULTIES.items() if name == bot), None)
 
 
-def level_rating(level: str) -> tuple[float, float] | None:
-    """A difficulty's published rating (mu, sigma), or None (not a built-in level)."""
-    return LEVEL_RATINGS.get(level)
-
-
 def nearest_level(mu: float | None, level_mus: dict[str, float] | None = None) -> str:
     """The ladder level whose rating is closest to `mu` (a player without one: `medium`).
     `level_mus`: the levels' ratings as the statistics know them now (the published ones

@@ -124,7 +124,7 @@ def account_key(user: str, fingerprint: str | None) -> str:
 
 
 def name_key(name: str) -> str:
-    """A player by name; the nameless player ("You", "Du", "Toi") is one player in any language."""
+    """A player by name; the nameless player ("You", "Du", "Vous") is one player in any language."""
     return NAME + shown(stored_name(name), NAME_MAX)
 
 

@@ -294,11 +294,6 @@ def ratings(db_path: str | Path | None = None, use_cache: bool = True) -> dict:
     return standings
 
 
-def rating_of(player: PlayerStats, standings: dict):
-    """The standing of the player behind a row of `load` (None: not rated, e.g. only unrated games)."""
-    return standings.get(player.key)
-
-
 CACHE_SUFFIX = ".ratings-cache"
 
 

@@ -284,7 +284,7 @@ def level_rating_now(level: str, standings: dict):
 
 def bot_choices(standings: dict | None = None) -> list[tuple[str, str]]:
     """Each bot once: "near my rating", the difficulties with the bot each stands for and the
-    level's rating ("Medium (greedy), rating 29.4"), then any other installed bot."""
+    level's rating ("Medium (greedy) 29.4"), then any other installed bot."""
     behind = set(DIFFICULTIES.values())
     choices = [(t("difficulty.near"), NEAR)] + [(difficulty_label(level, standings or {}), level)
                                                  for level in DIFFICULTIES]
