@@ -444,6 +444,13 @@ async def test_the_numbers_a_newcomer_sees_for_one_bot_are_the_same_everywhere(t
     assert [item["player"] for item in data["ratings"] if item["key"] == "bot:greedy@1"] == [name]
     assert "cautious estimate" in data["rating_explained"]
 
+    # The arena calls it the same (its rating is of the arena's own games, on the same scale).
+    from duckcover.cli import main
+
+    assert main(["arena", "--bot", "medium", "--bot", "random", "--games", "1", "--seed", "2", "--json"]) == 0
+    arena = json.loads(capsys.readouterr().out)
+    assert [row["name"] for row in arena["bots"]] == [name, "Easy (random)"]
+
     # A server keeping its statistics in the same place: its lobby says the same.
     server = TableServer(tmp_path, grace=30, pace=0)
     server.sock = tmp_path / "tables.sock"
