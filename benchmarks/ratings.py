@@ -17,6 +17,12 @@ Usage:
       The difficulty ladder (duckcover.players.difficulty.LADDER) in one arena: each level's rating,
       and between neighbours the rating step and the points a game. Last line
       `ladder_step_spread=<largest step / smallest step>`.
+  python benchmarks/ratings.py --place random --ladder DEALS [--seed S]
+      Put a bot off the ladder (`easy`'s random) on the ladder's scale: an arena of it and the
+      three lower levels' bots (the expert is left out: it is by far the slowest), shifted so
+      that those levels' mean ratings match the measured ones (LADDER_RATINGS; a rating scale
+      has no zero of its own, only differences). Prints the shifted rating and how far each
+      shared level landed from its measured mu. Last line `placed_mu=<mu> placed_sigma=<sigma>`.
 """
 from __future__ import annotations
 
@@ -86,7 +92,7 @@ def rated_arena(specs: list[str], deals: int, seed: int, jobs: int = 1):
     results = run(config, jobs=jobs, progress=lambda done: None)
     print(f"{deals} deals x {len(specs)} seatings = {deals * len(specs)} games in {time.perf_counter() - start:.0f} s "
           f"(seed {seed})")
-    return results, rate(config, results)
+    return results, rate(config, results, published=False)  # measured from scratch: no published prior
 
 
 def arena(specs: list[str], deals: int, seed: int, jobs: int = 1) -> None:
@@ -118,6 +124,23 @@ def ladder(deals: int, seed: int) -> None:
     print(f"ladder_step_spread={max(steps) / min(steps):.2f}")
 
 
+def place(spec: str, deals: int, seed: int) -> None:
+    from duckcover.players.difficulty import DIFFICULTIES, LADDER_RATINGS
+
+    shared = ["novice", "casual", "medium"]
+    specs = [spec] + [DIFFICULTIES[level] for level in shared]
+    _, board = rated_arena(specs, deals, seed)
+    # The scale is only fixed up to a shift: move this arena's so the shared levels agree on average.
+    shift = statistics.fmean(LADDER_RATINGS[level][0] - board[DIFFICULTIES[level]].rating.mu for level in shared)
+    for level in shared:
+        r = board[DIFFICULTIES[level]].rating
+        print(f"{level:8} mu here {r.mu + shift:7.2f} (measured {LADDER_RATINGS[level][0]:7.2f}), sigma {r.sigma:5.2f}")
+    r = board[spec].rating
+    print(f"{spec:8} mu {r.mu + shift:7.2f}  sigma {r.sigma:5.2f}  ordinal {r.mu + shift - 3 * r.sigma:7.2f}"
+          f"  (shift {shift:+.2f})")
+    print(f"placed_mu={r.mu + shift:.2f} placed_sigma={r.sigma:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
@@ -125,11 +148,14 @@ def main() -> None:
     parser.add_argument("--arena", type=int, metavar="DEALS")
     parser.add_argument("--ladder", type=int, metavar="DEALS")
     parser.add_argument("--bots", default="expert,greedy,random")
+    parser.add_argument("--place", metavar="BOT", help="with --ladder: put this bot on the ladder's scale")
     parser.add_argument("--seed", type=int, default=400)
     parser.add_argument("--jobs", type=int, default=1, help="arena processes (the results do not depend on it)")
     args = parser.parse_args()
     if args.arena:
         arena(args.bots.split(","), args.arena, args.seed, args.jobs)
+    elif args.ladder and args.place:
+        place(args.place, args.ladder, args.seed)
     elif args.ladder:
         ladder(args.ladder, args.seed)
     else:

@@ -78,16 +78,16 @@ async def test_game_over_footer_names_new_game_and_quit(tmp_path):
 
 
 def test_the_bot_list_offers_each_bot_once_with_its_difficulty(monkeypatch):
-    from duckcover.players.difficulty import LADDER_RATINGS
+    from duckcover.players.difficulty import LEVEL_RATINGS
 
     monkeypatch.setattr(screens, "installed_bots", lambda: ["expert", "greedy", "random", "novice", "casual", "owl"])
     choices = bot_choices()
 
-    def rated(label: str, level: str) -> str:  # each ladder level says its measured rating
-        mu, sigma = LADDER_RATINGS[level]
-        return f"{label}: {mu - 3 * sigma:.0f}"
+    def rated(label: str, level: str) -> str:  # each level says its published rating, `easy` too
+        mu, sigma = LEVEL_RATINGS[level]
+        return f"{label} {mu - 3 * sigma:.1f}"
 
-    assert choices == [("Near my rating", "near"), ("Easy (random)", "easy"),
+    assert choices == [("Near my rating", "near"), (rated("Easy (random)", "easy"), "easy"),
                        (rated("Novice (novice)", "novice"), "novice"), (rated("Casual (casual)", "casual"), "casual"),
                        (rated("Medium (greedy)", "medium"), "medium"), (rated("Hard (expert)", "hard"), "hard"),
                        ("bot: owl", "owl")]
@@ -100,8 +100,8 @@ async def test_the_setup_screen_lists_the_installed_bots_once(tmp_path):
         await pilot.pause()
         kinds = app.screen.query_one("#kind-1", Select)
         labels = [str(prompt) for prompt, _ in kinds._options]
-        assert labels[:3] == ["Mensch", "Nahe meiner Wertung", "Leicht (random)"]
-        assert labels[5].startswith("Mittel (greedy): ") and labels[6].startswith("Schwer (expert): ")
+        assert labels[:2] == ["Mensch", "Nahe meiner Wertung"] and labels[2].startswith("Leicht (random) -")
+        assert labels[5].startswith("Mittel (greedy) ") and labels[6].startswith("Schwer (expert) ")
         values = [value for _, value in kinds._options]
         assert len(values) == len(set(values))
         assert not {"random", "greedy", "expert"} & set(values)  # not again under their own names

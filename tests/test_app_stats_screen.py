@@ -162,7 +162,7 @@ async def test_the_screen_charts_each_players_rating_over_time_and_p_moves_on(da
         assert [s.key for s in screen.rated] == [s.key for s in sorted(board.values(), key=lambda s: -s.rating.ordinal)]
         text = str(screen.query_one("#stats-rating", Static).render())
         assert f"Rating of {first.label} over 5 rated games" in text
-        assert f"ordinal now {first.history[-1]:.1f}" in text
+        assert f"rating now {first.history[-1]:.1f}" in text
         from duckcover.app.screens.stats import sparkline
 
         assert sparkline(first.history) in text

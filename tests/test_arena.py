@@ -69,7 +69,7 @@ def test_json_shape_and_its_invariants(capsys):
     for row in figures["bots"]:
         assert set(row) == {"bot", "seats", "games", "mean_score", "win_rate", "diff_to_field", "decisions",
                             "decision_ms", "fallbacks", "fallback_reasons", "output", "hook_failures",
-                            "refused_calls", "rating", "rated_as"}
+                            "refused_calls", "rating", "rated_as", "name"}
         assert set(row["rating"]) == {"mu", "sigma", "ordinal"}
         low, high = row["diff_to_field"]["ci95"]
         assert low <= row["diff_to_field"]["mean"] <= high
@@ -129,7 +129,8 @@ def test_the_table_names_every_bot(capsys):
     assert main(["arena", "--bot", "greedy", "--bot", "random", "--games", "1", "--seed", "0"]) == 0
     out = capsys.readouterr().out
     assert "1 deals x 2 seatings = 2 games (seed 0, standard rules)" in out
-    assert "│ greedy" in out and "│ random" in out
+    assert "│ Medium (greedy)" in out and "│ Easy (random)" in out  # a difficulty's bot: its one name
+    assert "a cautious estimate of skill" in " ".join(out.split())
 
 
 def test_without_a_seed_the_arena_draws_128_random_bits_and_says_which(capsys):

@@ -32,6 +32,7 @@ def test_every_place_that_lists_difficulties_reads_the_one_list():
 
     assert server.DIFFICULTIES == lobby.DIFFICULTIES == bots.DIFFICULTY_NAMES == tuple(DIFFICULTIES)
     assert set(LADDER) <= set(DIFFICULTIES) and set(LADDER_RATINGS) == set(LADDER)
+    assert set(difficulty.LEVEL_RATINGS) == set(DIFFICULTIES)  # `easy` too: every level on one scale
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "fr"])
@@ -85,8 +86,9 @@ async def test_the_set_up_screen_shows_each_levels_rating_and_near_my_rating_pic
         kinds = app.screen.query_one("#kind-1", Select)
         labels = {value: str(prompt) for prompt, value in kinds._options}
         mu, sigma = LADDER_RATINGS["hard"]
-        assert labels["hard"] == f"Hard (expert): {mu - 3 * sigma:.0f}"
-        assert labels["easy"] == "Easy (random)"  # below the ladder: not measured
+        assert labels["hard"] == f"Hard (expert) {mu - 3 * sigma:.1f}"
+        mu, sigma = difficulty.LEVEL_RATINGS["easy"]
+        assert labels["easy"] == f"Easy (random) {mu - 3 * sigma:.1f}"  # below the ladder, on its scale
         assert labels["near"] == "Near my rating"
         kinds.value = "near"
         seats, _, _ = app.screen.chosen()

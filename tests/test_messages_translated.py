@@ -341,7 +341,7 @@ def test_a_rating_over_one_game_is_said_in_the_singular(lang, one, two):
 
     i18n.set_language(lang)
     for history, words in (([25.0], one), ([25.0, 26.5], two)):
-        standing = SimpleNamespace(label="Ann", history=history, change=lambda: 1.5)
+        standing = SimpleNamespace(key="name:Ann", label="Ann", history=history, change=lambda: 1.5)
         assert words in rating_chart(standing).plain.splitlines()[0]
 
 

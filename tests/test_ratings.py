@@ -165,9 +165,9 @@ def test_stats_json_gives_every_players_rating(db, capsys):
     data = json.loads(capsys.readouterr().out)
     board = stats.ratings(db)
     for entry in data["players"]:
-        expected = board[f"name:{entry['name']}"].rating.as_dict()
+        expected = board[entry["key"]].rating.as_dict()
         assert entry["rating"] == expected and set(expected) == {"mu", "sigma", "ordinal"}
-        assert entry["rated_games"] == board[f"name:{entry['name']}"].games
+        assert entry["rated_games"] == board[entry["key"]].games
     ordinals = [item["rating"]["ordinal"] for item in data["ratings"]]
     assert ordinals == sorted(ordinals, reverse=True)
     assert {item["key"] for item in data["ratings"]} == set(board)
@@ -179,7 +179,7 @@ def test_stats_table_shows_ratings_and_the_change_over_the_last_ten(db, capsys):
     assert _cli(["--db", str(db)]) == 0
     out = capsys.readouterr().out
     board = stats.ratings(db)
-    assert "Ordinal" in out and "Last 10" in out
+    assert "Rating" in out and "Last 10" in out and "a cautious estimate of skill" in out
     busiest = max(board.values(), key=lambda s: s.games)
     assert busiest.games > 1
     line = next(line for line in out.splitlines() if f" {busiest.label} " in line and "." in line
@@ -332,3 +332,144 @@ def test_a_file_bots_version_is_its_source_hash_and_the_file_never_runs_here(tmp
     path.write_text(path.read_text() + "# changed\n")
     assert bot_version(f"{path}:Mine") not in (first, None)  # a changed bot is a new entry
     assert bot_version("hard") == bot_version("expert") == "1"
+
+
+# --- one bot, one name, one number (issue 30, finding 5) ---------------------------------------
+def test_a_measured_bot_starts_from_its_published_rating_and_nothing_else_does():
+    from duckcover.common.measured import MEASURED_BOTS
+
+    version, mu, sigma = MEASURED_BOTS["greedy"]
+    assert ratings.starting_rating(f"bot:greedy@{version}") == Rating(mu, sigma)
+    assert ratings.starting_rating("bot:greedy@2") == Rating()  # another version: not measured
+    assert ratings.starting_rating("bot:greedy@?") == Rating() == ratings.starting_rating("name:greedy")
+    assert ratings.starting_rating(f"bot:greedy@{version}", published=False) == Rating()
+    game = RatedGame(1, ("name:Ann", f"bot:greedy@{version}"), (0, 1))  # Ann beats Medium
+    learned = compute([game])[f"bot:greedy@{version}"]
+    assert learned.rating.mu < mu and abs(learned.rating.mu - mu) < 3  # moved from its start, a little
+    assert learned.change() == pytest.approx(learned.history[-1] - (mu - 3 * sigma))
+    assert compute([game], published=False)[f"bot:greedy@{version}"].rating.mu < 25  # measuring: from scratch
+    assert ratings.current_rating("bot:expert@1", {}) == Rating(*MEASURED_BOTS["expert"][1:])
+    assert ratings.current_rating("name:Nobody", {}) is None
+
+
+def test_easy_is_on_the_ladders_scale_below_it():
+    from duckcover.players.difficulty import LADDER, LEVEL_RATINGS
+
+    assert LEVEL_RATINGS["easy"][0] < min(LEVEL_RATINGS[level][0] for level in LADDER)
+
+
+def test_new_published_figures_make_a_new_model_version():
+    from duckcover.common.measured import MEASURED_BOTS
+
+    assert ratings.MODEL_VERSION == ratings.model_version(MEASURED_BOTS)
+    assert ratings.model_version({**MEASURED_BOTS, "greedy": ("1", 40.0, 2.0)}) != ratings.MODEL_VERSION
+    # ... and a new model version recomputes every cache: test_a_model_change_invalidates_the_cache
+
+
+def played_against(level: str, seed: int, data_dir: Path) -> dict:
+    """A finished game of "You" against a difficulty's bot, recorded as the app records it (the
+    bot a label stands for and its version stamped: TurnController), added to the statistics."""
+    from duckcover.players.plugins import resolve_bot, stamp_bot_versions
+
+    game = play_game([resolve_bot("greedy"), resolve_bot(level, seed=seed)], seed=seed, names=["You", "Jackson"])
+    record = stamp_bot_versions(to_record(game, bots=[None, level]))
+    assert stats.add_game(record, data_dir / stats.DB_NAME)
+    return record
+
+
+def lines_of(widget) -> list[str]:
+    return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
+
+
+async def test_the_numbers_a_newcomer_sees_for_one_bot_are_the_same_everywhere(tmp_path, capsys, monkeypatch):
+    """One game against Medium, then: the set-up screen, Statistics (80x24 and 120x40),
+    `stats --json` and a server's lobby all call that bot "Medium (greedy)" with one number."""
+    from textual.widgets import Select
+
+    from duckcover.app import AppOptions, create_app
+    from duckcover.app.options import AppOptions as Options
+    from duckcover.app.remote import LobbyScreen, RemoteApp
+    from duckcover.app.screens.core import SetupScreen
+    from duckcover.app.screens.stats import StatsScreen
+    from duckcover.common import i18n
+    from duckcover.common.measured import MEASURED_BOTS
+    from duckcover.net.server import Identity, TableServer
+
+    monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
+    i18n.set_language("en")
+    played_against("medium", 3, tmp_path)
+    board = stats.ratings(tmp_path / stats.DB_NAME)
+    medium = board["bot:greedy@1"]
+    number = f"{medium.rating.ordinal:.1f}"
+    name = "Medium (greedy)"
+    published = MEASURED_BOTS["greedy"]
+    # It started from its published rating: one game moved it a little, not from 0 to 14.
+    assert abs(medium.rating.ordinal - (published[1] - 3 * published[2])) < 3
+
+    # The set-up screen offers it with that number.
+    app = create_app(AppOptions(speed="instant", lang="en", data_dir=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(SetupScreen())
+        await pilot.pause()
+        labels = {value: str(prompt) for prompt, value in app.screen.query_one("#kind-1", Select)._options}
+        assert labels["medium"] == f"{name} {number}"
+        assert labels["easy"].startswith("Easy (random) -")  # Easy is on the scale too, below the ladder
+        assert "cautious estimate" in str(app.screen.query_one("#ratings-explained").render())
+
+    # Statistics: a row of its own by that name (not the seat's "Jackson"), the same number.
+    for size in ((80, 24), (120, 40)):
+        app = create_app(AppOptions(speed="instant", lang="en", data_dir=tmp_path))
+        async with app.run_test(size=size) as pilot:
+            app.push_screen(StatsScreen(tmp_path / stats.DB_NAME))
+            await pilot.pause()
+            table = lines_of(app.screen.query_one("#stats-table"))
+            charts = lines_of(app.screen.query_one("#stats-charts"))
+            shown = "\n".join(table + charts)
+            assert any(line.startswith(name) for line in table)
+            ratings_part = charts[charts.index("Ratings"):]
+            row = next(line for line in ratings_part if line.startswith(name))
+            assert row.endswith(f" {number}")
+            assert "cautious estimate" in " ".join(ratings_part)
+            assert "Jackson" not in shown and "greedy@1" not in shown and "ordinal" not in shown.lower()
+            await pilot.press("p")  # the bot's own chart: the same name and number
+            rating = str(app.screen.query_one("#stats-rating").render())
+            assert f"Rating of {name} over 1 rated game" in rating and f"rating now {number}" in rating
+
+    # `duckcover stats --json`: one entry with that name and number, who it is beside it.
+    assert _cli(["--db", str(tmp_path / stats.DB_NAME), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    entry = next(item for item in data["players"] if item["key"] == "bot:greedy@1")
+    assert (entry["name"], entry["level"], entry["kind"]) == (name, "medium", "bot")
+    assert f"{entry['rating']['ordinal']:.1f}" == number
+    assert [item["player"] for item in data["ratings"] if item["key"] == "bot:greedy@1"] == [name]
+    assert "cautious estimate" in data["rating_explained"]
+
+    # The arena calls it the same (its rating is of the arena's own games, on the same scale).
+    from duckcover.cli import main
+
+    assert main(["arena", "--bot", "medium", "--bot", "random", "--games", "1", "--seed", "2", "--json"]) == 0
+    arena = json.loads(capsys.readouterr().out)
+    assert [row["name"] for row in arena["bots"]] == [name, "Easy (random)"]
+
+    # A server keeping its statistics in the same place: its lobby says the same.
+    server = TableServer(tmp_path, grace=30, pace=0)
+    server.sock = tmp_path / "tables.sock"
+    await server.start(server.sock)
+    try:
+        guest = RemoteApp(Options(data_dir=tmp_path, speed="instant"), str(server.sock),
+                          server.issue_token(Identity("newcomer")))
+        async with guest.run_test(size=(80, 24)) as pilot:
+            text = ""
+            for _ in range(300):
+                if isinstance(guest.screen, LobbyScreen) and guest.screen.is_mounted:
+                    text = str(guest.screen.query_one("#top-ten").render())
+                    if name in text:
+                        break
+                await pilot.pause(0.02)
+            assert f"{name} {number}\n" in text and "cautious estimate" in text
+            await pilot.press("c")  # a new table offers the level with the same number
+            await pilot.pause()
+            kinds = guest.screen.query_one("#kind-2", Select)
+            assert {value: str(prompt) for prompt, value in kinds._options}["medium"] == f"{name} {number}"
+    finally:
+        await server.close()

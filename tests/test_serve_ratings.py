@@ -121,7 +121,10 @@ async def test_the_lobby_shows_the_top_ten_by_pilot_through_the_protocol(server)
         assert len(lines) == 10
         assert [line.split()[1] for line in lines] == [s.label for s in best[:10]]
         assert f"{best[0].rating.ordinal:.1f}" in lines[0]
-        assert "random" not in text
+        top, bots = text.split("The bots' ratings on this server")
+        assert "random" not in top  # the bots are listed apart, each by its one name and rating here
+        easy = next(item["ordinal"] for item in server.level_ratings() if item["level"] == "easy")
+        assert f"Easy (random) {easy:.1f}\n" in bots and "a cautious estimate of skill" in bots
 
 
 async def test_each_players_ordinal_is_beside_their_name_at_the_table(server):

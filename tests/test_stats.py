@@ -24,10 +24,12 @@ from duckcover_bots.random_bot import RandomBot
 NAMES = ["Ann", "Bob", "Cy"]
 
 
-def finished_record(seed: int, names=NAMES) -> dict:
+def finished_record(seed: int, names=NAMES, as_bots: bool = False) -> dict:
+    """A finished game played by bots; its seats are people called `names` (the statistics then
+    count them by name) unless `as_bots`, when the record says which bot sat where."""
     bots = [GreedyBot(), RandomBot(), GreedyBot()][: len(names)]
     game = play_game(bots, seed=seed, names=names)
-    return to_record(game, bots=[bot.name for bot in bots])
+    return to_record(game, bots=[bot.name for bot in bots] if as_bots else None)
 
 
 def mirrored_record(seed: int) -> dict:
@@ -287,7 +289,9 @@ def cli(tmp_path, *args):
 def test_cli_empty_database(tmp_path):
     out = cli(tmp_path)
     assert (out.returncode, out.stdout.strip(), out.stderr) == (0, "No finished games yet.", "")
-    assert json.loads(cli(tmp_path, "--json").stdout) == {"games": 0, "players": [], "ratings": []}
+    data = json.loads(cli(tmp_path, "--json").stdout)
+    assert data.pop("rating_explained").startswith("Rating: a cautious estimate")
+    assert data == {"games": 0, "players": [], "ratings": []}
 
 
 def test_cli_table_chart_and_json(tmp_path, db):
@@ -383,3 +387,67 @@ def test_unwritable_data_directory_is_a_stats_error(tmp_path, monkeypatch):
     assert blocker.read_text() == "not a directory"
     out = cli(blocker, "--add", str(tmp_path / "missing.json"))
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+# --- rows by who played, not by the seat's name (issue 30, finding 5) ---------------------------
+def game_against(level: str, seed: int, human: str = "You") -> dict:
+    """`human` against a difficulty's bot seated as "Jackson", recorded as the app records it."""
+    from duckcover.players.plugins import resolve_bot, stamp_bot_versions
+
+    game = play_game([resolve_bot("greedy"), resolve_bot(level, seed=seed)], seed=seed, names=[human, "Jackson"])
+    return stamp_bot_versions(to_record(game, bots=[None, level]))
+
+
+def seats_by_row(players) -> int:
+    return sum(p.games for p in players)
+
+
+def test_a_seat_name_two_levels_sat_under_is_two_players(db):
+    for seed, level in ((1, "medium"), (2, "hard"), (3, "medium")):
+        stats.add_game(game_against(level, seed))
+    players = {p.key: p for p in stats.load()}
+    assert set(players) == {"name:You", "bot:greedy@1", "bot:expert@1"}
+    assert (players["bot:greedy@1"].games, players["bot:expert@1"].games, players["name:You"].games) == (2, 1, 3)
+    assert players["bot:greedy@1"].kind == "bot" and players["name:You"].kind == "human"
+    assert "Jackson" not in {p.name for p in players.values()}
+
+
+def test_a_person_called_like_a_bots_seat_is_not_the_bot(db):
+    stats.add_game(game_against("medium", 1, human="Jackson"))
+    rows = stats.load()
+    assert sorted(p.key for p in rows) == ["bot:greedy@1", "name:Jackson"]
+
+
+def test_the_nameless_player_is_one_row_and_one_rating_in_every_language(db):
+    stats.add_game(game_against("medium", 1, human="You"))
+    stats.add_game(game_against("medium", 2, human="Du"))
+    stats.add_game(game_against("medium", 3, human="Vous"))
+    rows = {p.key: p for p in stats.load()}
+    assert rows["name:You"].games == 3
+    assert stats.ratings(db)["name:You"].games == 3
+
+
+@pytest.mark.parametrize("era", ["before-ratings", "seats-in-any-language"])
+def test_an_older_database_reads_by_player_with_every_row_kept_and_the_file_untouched(db, era):
+    """Databases written before this change: without the rating seats at all (keys come from the
+    records), or with the nameless player stored as "Du" in one game. Nothing is rewritten: the
+    identity is read, and every result row counts in exactly one player's figures."""
+    for seed, level in ((1, "medium"), (2, "hard"), (3, "easy")):
+        stats.add_game(game_against(level, seed))
+    with sqlite3.connect(db) as conn:
+        if era == "before-ratings":
+            conn.execute("DROP TABLE rating_seats")
+        else:
+            keys = json.loads(conn.execute("SELECT keys FROM rating_seats WHERE game_id = 1").fetchone()[0])
+            conn.execute("UPDATE rating_seats SET keys = ? WHERE game_id = 1",
+                         (json.dumps(["name:Du", *keys[1:]]),))
+        result_rows = conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    conn.close()
+    before = db.read_bytes()
+    players = {p.key: p for p in stats.load()}
+    assert set(players) == {"name:You", "bot:greedy@1", "bot:expert@1", "bot:random@1"}
+    assert seats_by_row(players.values()) == result_rows == 6
+    assert stats.ratings(db, use_cache=False)["name:You"].games == 3
+    assert db.read_bytes() == before  # read, never migrated in place: an older duckcover still reads it
+    stats.add_game(game_against("medium", 4))  # and it takes new games as before
+    assert {p.key: p.games for p in stats.load()}["bot:greedy@1"] == 2

@@ -70,7 +70,8 @@ async def test_every_screen_around_the_table_shows_hostile_names_as_text(tmp_pat
     The names are those the app seats (start_game cuts them to printable text of 16 at most)."""
     record = finished_record([visible(name) for name in names])
     storage.save_finished(record, tmp_path)
-    stats.add_game(record, tmp_path / stats.DB_NAME)
+    # The statistics list bots by what they are, not by their seats' names: people by these names.
+    stats.add_game(finished_record([visible(name) for name in names], people=True), tmp_path / stats.DB_NAME)
     game = replay(record)
     ctl = TurnController(game, [SeatSpec(name, "greedy") for name in game.names])
     app = Host(RoundEndScreen(ctl), root=tmp_path)
@@ -89,8 +90,8 @@ async def test_every_screen_around_the_table_shows_hostile_names_as_text(tmp_pat
         assert_safe(screen_text(app), names, "replay viewer")
         text = await shows(app, pilot, StatsScreen(tmp_path / stats.DB_NAME))
         assert_clean(text, "Statistics screen")
-        for name in names:  # the charts cut names to their column
-            assert visible(name, NAME_WIDTH) in text, visible(name, NAME_WIDTH)
+        for name in names:  # the charts cut names to their column (the seated name is cut already)
+            assert visible(visible(name), NAME_WIDTH) in text, visible(visible(name), NAME_WIDTH)
         assert app.is_running
 
 

@@ -44,11 +44,12 @@ def run_in_pty(tmp_path, *args) -> tuple[int, str]:
     return code, data.decode("utf-8", "replace")
 
 
-def write_records(tmp_path) -> list:
+def write_records(tmp_path, people: bool = False) -> list:
     paths = []
     for index, names in enumerate(NAME_TABLES):
         path = tmp_path / f"game{index}.json"
-        path.write_text(json.dumps(finished_record(names)), encoding="utf-8")  # \\u escapes: surrogates stay
+        record = finished_record(names, people=people)
+        path.write_text(json.dumps(record), encoding="utf-8")  # \\u escapes: surrogates stay
         paths.append(path)
     return paths
 
@@ -77,7 +78,9 @@ def test_replay_json_escapes_what_it_quotes(tmp_path, records):
     json.loads(out.stdout)
 
 
-def test_stats_add_then_stats_and_stats_games_show_names_as_text(tmp_path, records):
+def test_stats_add_then_stats_and_stats_games_show_names_as_text(tmp_path):
+    # People by these names: the statistics list a bot by what it is, never by its seat's name.
+    records = write_records(tmp_path, people=True)
     added = run(tmp_path, "stats", "--add", *map(str, records))
     assert added.returncode == 0, added.stderr
     every = [name for names in NAME_TABLES for name in names]
@@ -99,7 +102,7 @@ def test_stats_add_then_stats_and_stats_games_show_names_as_text(tmp_path, recor
 def test_stats_survives_a_name_that_closes_markup(tmp_path):
     """`[/]` once crashed `stats` for good: the database was valid, so --reset refused."""
     path = tmp_path / "g.json"
-    path.write_text(dumps(finished_record(["[/]", "Ann"])), encoding="utf-8")
+    path.write_text(dumps(finished_record(["[/]", "Ann"], people=True)), encoding="utf-8")
     assert run(tmp_path, "stats", "--add", str(path)).returncode == 0
     out = run(tmp_path, "stats")
     assert out.returncode == 0 and "[/]" in out.stdout

@@ -62,7 +62,7 @@ def test_bytes_that_are_not_utf8_are_one_line(tmp_path, payload):
 
 
 def test_lone_surrogates_in_a_record_are_no_crash(tmp_path):
-    data = finished_record(["Ann", "Ben"])
+    data = finished_record(["Ann", "Ben"], people=True)  # people: `stats` lists them by name
     data["players"][0]["name"] = "Jos\udce9"
     data["rules"]["variants"] = ["\ud800"]
     path = tmp_path / "s.json"

@@ -29,7 +29,7 @@ from .app import DuckCoverApp
 from .controller import Reveal, TurnController
 from .flow import Said, StatusChanged, TableFlow, TurnState
 from .options import SPEEDS, AppOptions, SeatSpec
-from .screens.lobby import CreateTableScreen, LobbyScreen, WaitingScreen, seat_ordinal
+from .screens.lobby import CreateTableScreen, LobbyScreen, WaitingScreen, level_ratings, seat_ordinal
 from .table.screen import TableScreen
 from ..common.telling import move_words, stand_in_words
 from .words import peer_refusal_text
@@ -272,6 +272,7 @@ class RemoteApp(DuckCoverApp):
         self.user_name = ""
         self.lobby_tables: list[dict] = []
         self.top_players: list[dict] = []  # the server's top ten ("top" message)
+        self.level_ratings: dict[str, float] = {}  # each difficulty's rating on the server ("top")
         self.writer: asyncio.StreamWriter | None = None
         self.table_screen: TableScreen | None = None
         self.remote_table: RemoteTable | None = None  # the table that screen shows
@@ -400,6 +401,7 @@ class RemoteApp(DuckCoverApp):
         elif kind == "top":
             players = message.get("players")
             self.top_players = players if isinstance(players, list) else []
+            self.level_ratings = level_ratings(message.get("levels"))
             lobby = self.main_screen()
             if isinstance(lobby, LobbyScreen) and lobby.is_mounted:
                 lobby.show_top(self.top_players)

@@ -14,6 +14,38 @@ def bot_label(spec: str) -> str:
     return t(f"level.{spec}") if spec in DIFFICULTY_NAMES else spec
 
 
+def player_title(key: str, name: str | None = None) -> str:
+    """One name for a rated player on every screen and in `stats`: a bot by its difficulty and
+    the bot it stands for ("Medium (greedy)", what the set-up screen offers), with its version
+    only when it is not the one measured ("Medium (greedy@2)"); any other bot marked as a bot;
+    a person by `name` (else the key's), the nameless player in the player's language."""
+    from ..common.i18n import shown_name
+    from ..common.measured import MEASURED_BOTS
+    from ..players.difficulty import level_of
+    from ..saves.ratings import bot_of, label_of
+
+    bot = bot_of(key)
+    if bot is None:
+        return shown_name(name if name is not None else label_of(key))
+    bot_name, version = bot
+    level = level_of(bot_name)
+    measured = MEASURED_BOTS.get(bot_name)
+    label = bot_name if measured is not None and measured[0] == version else label_of(key)
+    return t(f"difficulty.{level}", bot=label) if level else t("stats.rating_bot", name=label)
+
+
+def rating_number(ordinal: float) -> str:
+    """A rating as every screen writes it: one decimal (and never "-0.0")."""
+    text = f"{ordinal:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def rating_change(change: float) -> str:
+    """How far a rating moved, signed, one decimal: a move too small to show is "+0.0", not "-0.0"."""
+    text = f"{change:+.1f}"
+    return "+0.0" if text == "-0.0" else text
+
+
 def variant_label(name: str) -> str:
     try:
         return t(f"variant_name.{name}")

@@ -99,7 +99,7 @@ def run(args) -> int:
         except (ClusterError, WorkerDied) as err:  # a dead worker names the bots that can have ended it
             print(f"duckcover arena: {shown(err, 400)}", file=sys.stderr)
             return 2
-    figures = report(config, results, ran_on)
+    figures = with_names(report(config, results, ran_on))
     if args.json:
         sys.stdout.write(json.dumps(figures, indent=1) + "\n")
     else:
@@ -143,6 +143,19 @@ def _with_progress(config: ArenaConfig, args):
         return _play(config, args, lambda done: bar.advance(task, done))
 
 
+def with_names(figures: dict) -> dict:
+    """Each difficulty's bot by the one name the app and `duckcover stats` give it ("Medium
+    (greedy)"), as `name`; any other bot has none (the table shows its spec)."""
+    from ..app.words import player_title
+    from ..players.difficulty import level_of
+    from ..saves.ratings import BOT, bot_of
+
+    for row in figures["bots"]:
+        bot = bot_of(BOT + row["rated_as"])
+        row["name"] = player_title(BOT + row["rated_as"]) if bot and level_of(bot[0]) else None
+    return figures
+
+
 def print_table(figures: dict) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -153,11 +166,16 @@ def print_table(figures: dict) -> None:
         title=Text(f"{figures['deals']} deals x {figures['seatings']} seatings = {figures['games']} games "
                    f"(seed {figures['seed']}, {rules})"),
         caption="score: mean total per game; Δ field: total minus the other seats' mean; lower is better; "
-                "rating: ordinal (mean - 3 x uncertainty), higher is better, as `duckcover stats` rates players",
+                "rating: a cautious estimate of skill, the mean minus three times its uncertainty, higher is "
+                "better; a difficulty's bot starts from its published rating, as in `duckcover stats` and the app",
     )
     for name in ("bot", "seats", "score", "wins", "Δ field ±95%", "rating", "μ ± σ", "ms p50", "ms max", "fallbacks"):
         table.add_column(name, justify="left" if name == "bot" else "right", no_wrap=True)
-    names = labels([row["bot"] for row in figures["bots"]])
+    short = labels([row["bot"] for row in figures["bots"]])
+    names = {row["bot"]: row.get("name") or short[row["bot"]] for row in figures["bots"]}
+    # Two specs for one bot (medium, greedy): one name and rating, the rows told apart by the spec.
+    shared = {name for name in names.values() if list(names.values()).count(name) > 1}
+    names = {spec: f"{short[spec]}: {name}" if name in shared else name for spec, name in names.items()}
     table.columns[0].min_width = min(28, max(len(name) for name in names.values()))
     for row in figures["bots"]:
         diff, ci = row["diff_to_field"]["mean"], row["diff_to_field"]["ci95"]
@@ -167,7 +185,7 @@ def print_table(figures: dict) -> None:
             _fmt(row["mean_score"], ".2f"),
             _fmt(row["win_rate"], ".1%"),
             _fmt(diff, "+.2f") + (f" ±{(ci[1] - ci[0]) / 2:.2f}" if ci else ""),
-            _fmt(row["rating"]["ordinal"], ".2f"),
+            _fmt(row["rating"]["ordinal"], ".1f"),  # as every other place writes a rating
             f"{row['rating']['mu']:.2f} ± {row['rating']['sigma']:.2f}",
             _fmt(row["decision_ms"]["median"], ".3f"),
             _fmt(row["decision_ms"]["max"], ".1f"),

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
-from ..common.i18n import shown_name, t
+from ..app.words import player_title, rating_change, rating_number
+from ..common.i18n import t
 from ..common.untrusted import shown
 from ..saves.record import RecordError, read_file
-from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, name_ratings, ratings
+from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, ratings
 
 BAR_WIDTH = 30
+NAME_COLUMN = 18  # kept whole up to this ("Difficile (expert)"): wider, the 80-column table cuts a heading
 
 
 def add_parser(sub) -> None:
@@ -69,12 +72,12 @@ def _print_players(db: Path, as_json: bool) -> int:
 
     players = load(db)
     standings = ratings(db) if players else {}
-    by_name = name_ratings(standings, db) if players else {}
     if as_json:
         count = len(games(db)) if players else 0
-        entries = [_with_rating(p.as_dict(), by_name.get(p.name)) for p in players]
-        board = [s.as_dict() for s in leaderboard(standings)]
-        sys.stdout.write(json.dumps({"games": count, "players": entries, "ratings": board}, indent=1) + "\n")
+        entries = [_with_rating(p, standings) for p in players]
+        board = [_named(s.as_dict(), s.key) for s in leaderboard(standings)]
+        sys.stdout.write(json.dumps({"games": count, "players": entries, "ratings": board,
+                                     "rating_explained": t("rating.explained")}, indent=1) + "\n")
         return 0
     if not players:
         print(t("stats.empty"))
@@ -82,10 +85,11 @@ def _print_players(db: Path, as_json: bool) -> int:
     from rich.console import Console
 
     console = Console()
-    console.print(players_table(players))
+    console.print(players_table(players, console.width))
     console.print(wins_chart(players))
     if standings:
         console.print(ratings_table(leaderboard(standings)))
+        console.print(t("rating.explained"))
     console.print(t("stats.footer", games=len(games(db))))
     return 0
 
@@ -106,52 +110,80 @@ def _print_games(db: Path, as_json: bool) -> int:
 
 
 # --- Rich renderables (plain text when NO_COLOR or not a terminal; Rich decides) -----------------
-def players_table(players):
+def players_table(players, width: int | None = None):
+    """The figures by player, `width` columns wide at most (None: as wide as they come)."""
     from rich.table import Table
 
     table = Table(title=t("stats.title"), title_justify="left")
-    table.add_column(t("stats.player"))
-    for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average", "stats.best_round",
-                "stats.worst_round", "stats.single_stacks"):
-        table.add_column(t(key), justify="right")
-    for p in players:
-        table.add_row(
-            as_text(shown_name(p.name)), str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
-            f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks),
-        )
+    names = [player_title(p.key, p.name) for p in players]
+    rows = [(str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+             f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks)) for p in players]
+    headings = [t(key) for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average",
+                                   "stats.best_round", "stats.worst_round", "stats.single_stacks")]
+    name_width = min(NAME_COLUMN, max(map(len, names), default=0))
+    natural = sum(max([len(h)] + [len(row[i]) for row in rows]) + 3 for i, h in enumerate(headings)) + name_width + 4
+    if width is not None and natural > width:
+        # A bot's one name whole ("Medium (greedy)"): the headings take a word a line instead
+        # (Rich, left to itself, cuts a one-word heading such as "Average" before it wraps one).
+        # A "%" stays with its word ("Win %", "% victoires").
+        headings = [re.sub(r" (?!%)(?<!% )", "\n", heading) for heading in headings]
+    table.add_column(t("stats.player"), no_wrap=True, min_width=name_width)
+    for heading in headings:
+        table.add_column(heading, justify="right")
+    for name, row in zip(names, rows):
+        table.add_row(as_text(name), *row)
     return table
 
 
-def _with_rating(entry: dict, standing) -> dict:
-    """A name's figures with the rating of the player behind it (None if it has none)."""
-    entry["rating"] = standing.rating.as_dict() if standing else None
+def _with_rating(player, standings: dict) -> dict:
+    """A player's figures with their rating: the number every screen shows for them (a measured
+    bot not rated here yet: its published one; None for a person with no rated game)."""
+    from ..saves.ratings import current_rating
+
+    entry = _named(player.as_dict(), player.key, player.name)
+    standing = standings.get(player.key)
+    rating = current_rating(player.key, standings)
+    entry["rating"] = rating.as_dict() if rating else None
     entry["rated_games"] = standing.games if standing else 0
     entry["rating_change_last_10"] = round(standing.change(), 4) if standing else None
     return entry
 
 
+def _named(entry: dict, key: str, name: str | None = None) -> dict:
+    """One player's JSON with the one name the screens use (`name`; `player` in the ratings
+    list), who it is (`key`, `kind`) and, for a difficulty's bot, the `level`."""
+    from ..players.difficulty import level_of
+    from ..saves.ratings import bot_of, kind_of
+
+    title = player_title(key, name)
+    entry["player" if "player" in entry else "name"] = title
+    bot = bot_of(key)
+    entry.update(key=shown(key, 200), kind=kind_of(key), level=level_of(bot[0]) if bot else None)
+    return entry
+
+
 def ratings_table(board):
-    """Best first: the conservative ordinal, then mean and uncertainty, games and recent change."""
+    """Best first: the rating (the cautious estimate), then mean and uncertainty, games and recent change."""
     from rich.table import Table
 
     table = Table(title=t("stats.ratings_title"), title_justify="left")
-    table.add_column(t("stats.player"))
+    names = [rating_label(standing) for standing in board]
+    table.add_column(t("stats.player"), no_wrap=True, min_width=min(NAME_COLUMN, max(map(len, names), default=0)))
     for key in ("stats.rating_ordinal", "stats.rating_mu", "stats.rating_sigma", "stats.rated_games",
                 "stats.rating_change"):
         table.add_column(t(key), justify="right")
-    for standing in board:
+    for standing, name in zip(board, names):
         rating = standing.rating
         table.add_row(
-            as_text(rating_label(standing)), f"{rating.ordinal:.1f}", f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
-            str(standing.games), f"{standing.change():+.1f}",
+            as_text(name), rating_number(rating.ordinal), f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
+            str(standing.games), rating_change(standing.change()),
         )
     return table
 
 
 def rating_label(standing) -> str:
-    """A rated player as the tables show it: a bot is marked so, not only by its name."""
-    label = shown(standing.label, 80)
-    return t("stats.rating_bot", name=label) if standing.kind == "bot" else label
+    """A rated player as the tables show it: the one name every screen gives them."""
+    return shown(player_title(standing.key), 80)
 
 
 def wins_chart(players):
@@ -166,7 +198,7 @@ def wins_chart(players):
     chart.add_column(justify="right")
     for p in players:
         length = round(BAR_WIDTH * p.wins / most)
-        chart.add_row(as_text(shown_name(p.name)), Text("#" * length, style="green"), str(p.wins))
+        chart.add_row(as_text(player_title(p.key, p.name)), Text("#" * length, style="green"), str(p.wins))
     return chart
 
 

@@ -642,7 +642,7 @@ class TableServer:
             client = Client(identity, writer, network=login.network)
             self.clients.add(client)
             client.send("welcome", name=shown(identity.user, NAME_MAX))
-            client.send("top", players=self.top_ten())
+            client.send("top", players=self.top_ten(), levels=self.level_ratings())
             if not self.rejoin(client):
                 client.send("lobby", tables=self.lobby())
                 self.tell_the_way_back(client)
@@ -938,7 +938,7 @@ class TableServer:
         rate_game(model(), self.standings, RatedGame(-1, tuple(keys), ranks(outcome.totals, outcome.winners)))
         table.send_status()  # the new ordinals beside the names
         for client in self.clients:
-            client.send("top", players=self.top_ten())
+            client.send("top", players=self.top_ten(), levels=self.level_ratings())
 
     def top_ten(self) -> list[dict]:
         """The server's ten best rated people (bots are rated too, but not listed here)."""
@@ -947,10 +947,23 @@ class TableServer:
         return [{"name": shown(s.label, NAME_MAX), "ordinal": round(s.rating.ordinal, 2), "games": s.games}
                 for s in leaderboard(self.standings, kinds=("account", "human"))[:10]]
 
+    def level_ratings(self) -> list[dict]:
+        """Each difficulty's rating on this server: its bot's published rating moved by the games
+        played here (the number a guest's lobby and new-table screen show beside the level)."""
+        from ..players.plugins import bot_identity
+        from ..saves.ratings import bot_rating
+
+        return [{"level": level, "ordinal": round(bot_rating(*bot_identity(bot), self.standings).ordinal, 2)}
+                for level, bot in difficulty.DIFFICULTIES.items()]
+
     def ordinal(self, seat: Seat) -> float | None:
-        """A seat's rating on this server, as the conservative ordinal; None when unrated."""
-        standing = self.standings.get(seat_rating_key(seat)) if self.standings else None
-        return None if standing is None else round(standing.rating.ordinal, 2)
+        """A seat's rating on this server, as the conservative ordinal (a measured bot not yet
+        rated here: its published one, as everywhere); None when unrated."""
+        from ..saves.ratings import current_rating
+
+        key = seat_rating_key(seat)
+        rating = current_rating(key, self.standings or {}) if key else None
+        return None if rating is None else round(rating.ordinal, 2)
 
     def restore(self) -> None:
         """Bring back every unfinished table from its files, exactly where its last turn left it."""

@@ -479,15 +479,18 @@ def protections_report(config: ArenaConfig) -> dict:
     return report
 
 
-def rate(config: ArenaConfig, results: Sequence[DealResult]) -> dict[str, Standing]:
-    """Each distinct spec's rating from every game of the arena, in deal and rotation order."""
+def rate(config: ArenaConfig, results: Sequence[DealResult], published: bool = True) -> dict[str, Standing]:
+    """Each distinct spec's rating from every game of the arena, in deal and rotation order.
+    A measured bot starts from its published rating, as in the statistics, so the arena speaks
+    on the scale the set-up screen does; `published=False` rates everybody from scratch (what
+    measuring the ladder takes: benchmarks/ratings.py)."""
     keys = tuple(bot_key(*bot_identity(spec)) for spec in config.specs)
     games = []
     for deal in results:
         for totals, shares in zip(deal.totals, deal.win_shares):
             winners = [bot for bot, share in enumerate(shares) if share > 0]
             games.append(RatedGame(len(games), keys, ranks(totals, winners)))
-    standings = compute(games)
+    standings = compute(games, published)
     return {spec: standings.get(key, Standing(key)) for spec, key in zip(config.specs, keys)}
 
 

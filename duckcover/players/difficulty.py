@@ -8,10 +8,14 @@ records keep: they stay, and stand for the same bots.
 The ladder (LADDER) climbs in even rating steps, from `novice` to `hard`: its two lower steps
 mix greedy's moves with random ones (bots/ladder.py), chosen so that each step is about the
 rating step from `medium` (greedy) to `hard` (expert), the largest one nobody can shrink
-without a new bot. `easy` (random) stays below the ladder. LADDER_RATINGS are the levels'
-ratings (mu, sigma) from one arena run of the four levels (steps of 22.9, 22.8 and 19.9).
+without a new bot. `easy` (random) stays below the ladder, placed on the same scale.
+LEVEL_RATINGS are the levels' published ratings (mu, sigma) from the arena
+(duckcover/common/measured.py; steps of 22.9, 22.8 and 19.9): where each level's bot starts
+before the player's own games move it (saves/ratings.py).
 """
 from __future__ import annotations
+
+from ..common.measured import MEASURED_BOTS
 
 # The names bots sit under at a table (the app's set-up and pass-and-play, the server).
 BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
@@ -26,24 +30,24 @@ DIFFICULTIES: dict[str, str] = {
 
 LADDER: tuple[str, ...] = ("novice", "casual", "medium", "hard")
 
-# Measured: the four levels in one arena, 37 duplicate deals x 4 seatings = 148 games
-# (`python benchmarks/ratings.py --ladder 37 --seed 2026`), rated as the statistics rate games
-# (duckcover.saves.ratings); docs/ratings.md has the figures. Re-measure when a level's bot changes.
-LADDER_RATINGS: dict[str, tuple[float, float]] = {
-    "novice": (-8.73, 3.33),
-    "casual": (14.21, 2.58),
-    "medium": (36.96, 2.52),
-    "hard": (56.87, 3.14),
-}
+# Published: every level, `easy` included (common/measured.py has the figures and how they were
+# measured). LADDER_RATINGS: the ladder's levels only, the ones "near my rating" picks from.
+LEVEL_RATINGS: dict[str, tuple[float, float]] = {
+    level: MEASURED_BOTS[bot][1:] for level, bot in DIFFICULTIES.items() if bot in MEASURED_BOTS}
+LADDER_RATINGS: dict[str, tuple[float, float]] = {level: LEVEL_RATINGS[level] for level in LADDER}
 
 
-def level_rating(level: str) -> tuple[float, float] | None:
-    """A difficulty's measured rating (mu, sigma), or None (`easy` is off the ladder)."""
-    return LADDER_RATINGS.get(level)
+def level_of(bot: str) -> str | None:
+    """The difficulty a bot stands behind (`greedy` -> `medium`), or None."""
+    return next((level for level, name in DIFFICULTIES.items() if name == bot), None)
 
 
-def nearest_level(mu: float | None) -> str:
-    """The ladder level whose rating is closest to `mu` (a player without one: `medium`)."""
+def nearest_level(mu: float | None, level_mus: dict[str, float] | None = None) -> str:
+    """The ladder level whose rating is closest to `mu` (a player without one: `medium`).
+    `level_mus`: the levels' ratings as the statistics know them now (the published ones
+    moved by the player's games), so the choice agrees with the numbers shown; by default
+    the published ones."""
     if mu is None:
         return "medium"
-    return min(LADDER, key=lambda level: (abs(LADDER_RATINGS[level][0] - mu), LADDER.index(level)))
+    mus = {level: (level_mus or {}).get(level, LADDER_RATINGS[level][0]) for level in LADDER}
+    return min(LADDER, key=lambda level: (abs(mus[level] - mu), LADDER.index(level)))

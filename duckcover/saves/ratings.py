@@ -16,6 +16,11 @@ Who a seat is (its rating key, see `seat_keys`):
 The same key twice at one table (three `greedy` seats in an arena) is one player: each seat
 is rated as its own entrant, and the player's new rating is the mean of its seats'.
 
+Where a player starts: a newcomer at mu 25, sigma 8.33 (ordinal 0); a built-in bot at the version
+its level was measured at starts from that published rating (common/measured.py), its prior, so
+the rating a difficulty is offered with and the one the player's games then move are one number
+on one scale. The player's games are the evidence that moves it, like anybody's.
+
 The model is BradleyTerryFull (MODEL_VERSION names it and its settings; a change invalidates
 every cache): it rates a game as every pair of seats compared, a tie between two seats being a
 draw between them. PlackettLuce, the library's default, was tried first: from equal ratings, a
@@ -27,12 +32,23 @@ No Textual, no network: the app, the commands, the server and the arena all call
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from ..common.i18n import YOU, stored_name, you_words
+from ..common.measured import MEASURED_BOTS
 from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
 
-MODEL_VERSION = "openskill6-bradleyterryfull-mu25-sigma8.333-tau0.0833-v1"
+
+def model_version(published: dict) -> str:
+    """The model's name, the published ratings included: new figures must invalidate every cache."""
+    digest = hashlib.sha256(repr(sorted(published.items())).encode()).hexdigest()[:12]
+    return f"openskill6-bradleyterryfull-mu25-sigma8.333-tau0.0833-v2-published-{digest}"
+
+
+MODEL_VERSION = model_version(MEASURED_BOTS)
 MU, SIGMA = 25.0, 25.0 / 3.0
 RECENT = 10  # games in "the change over the last games"
 
@@ -76,10 +92,11 @@ class Standing:
         return kind_of(self.key)
 
     def change(self, last: int = RECENT) -> float:
-        """How far the ordinal moved over the last `last` games (from 0, a newcomer's, if fewer)."""
+        """How far the ordinal moved over the last `last` games (from where it started if fewer:
+        0 for a newcomer, the published rating for a measured bot)."""
         if not self.history:
             return 0.0
-        before = self.history[-last - 1] if len(self.history) > last else Rating().ordinal
+        before = self.history[-last - 1] if len(self.history) > last else starting_rating(self.key).ordinal
         return self.history[-1] - before
 
     def as_dict(self) -> dict:
@@ -107,7 +124,53 @@ def account_key(user: str, fingerprint: str | None) -> str:
 
 
 def name_key(name: str) -> str:
-    return NAME + shown(name, NAME_MAX)
+    """A player by name; the nameless player ("You", "Du", "Vous") is one player in any language."""
+    return NAME + shown(stored_name(name), NAME_MAX)
+
+
+def same_player(key: str) -> str:
+    """A stored key as rated now: keys stored before the nameless player was one player in every
+    language (`name:Du`) read as that player (`name:You`). Nothing stored is rewritten."""
+    return NAME + YOU if key in _nameless_keys() else key
+
+
+@functools.cache
+def _nameless_keys() -> frozenset[str]:
+    # Read for every seat of every game: the catalogues do not change while duckcover runs.
+    return frozenset(NAME + word for word in you_words())
+
+
+def bot_of(key: str) -> tuple[str, str | None] | None:
+    """(bot name, version) of a bot's key (version None when the record had none), else None."""
+    if not key.startswith(BOT):
+        return None
+    name, _, version = key[len(BOT):].rpartition("@")
+    return name, (None if version == UNVERSIONED else version)
+
+
+def starting_rating(key: str, published: bool = True) -> Rating:
+    """Where a player starts: a measured bot at the version measured from its published rating,
+    anybody else (any other version too) as a newcomer."""
+    bot = bot_of(key) if published else None
+    measured = MEASURED_BOTS.get(bot[0]) if bot else None
+    if measured is not None and measured[0] == bot[1]:
+        return Rating(measured[1], measured[2])
+    return Rating()
+
+
+def current_rating(key: str, standings: dict) -> Rating | None:
+    """A player's rating as the statistics know it now: learned from the rated games, else a
+    measured bot's published one; None for anybody else not rated yet."""
+    standing = standings.get(key)
+    if standing is not None:
+        return standing.rating
+    start = starting_rating(key)
+    return None if start == Rating() else start
+
+
+def bot_rating(name: str, version: str | None, standings: dict) -> Rating:
+    """A bot's rating as the statistics know it now (current_rating), a newcomer's if none."""
+    return current_rating(bot_key(name, version), standings) or Rating()
 
 
 def seat_keys(players: Sequence[dict], names: Sequence[str], accounts_trusted: bool = False) -> list[str]:
@@ -167,19 +230,23 @@ def model():
     return BradleyTerryFull(mu=MU, sigma=SIGMA)
 
 
-def compute(games: Iterable[RatedGame]) -> dict[str, Standing]:
-    """Every player's standing after the games, rated one by one in the order given."""
+def compute(games: Iterable[RatedGame], published: bool = True) -> dict[str, Standing]:
+    """Every player's standing after the games, rated one by one in the order given.
+    `published`: measured bots start from their published ratings (False: everybody starts
+    as a newcomer, what measuring them takes)."""
     rater = model()
     standings: dict[str, Standing] = {}
     current: dict[str, object] = {}  # the model's own rating objects: made once per player (they are not cheap)
     for game in games:
-        rate_game(rater, standings, game, current)
+        rate_game(rater, standings, game, current, published)
     return standings
 
 
-def rate_game(rater, standings: dict[str, Standing], game: RatedGame, current: dict | None = None) -> None:
+def rate_game(rater, standings: dict[str, Standing], game: RatedGame, current: dict | None = None,
+              published: bool = True) -> None:
     """Update `standings` with one game (a game with fewer than two players changes nothing).
-    `current`: the model's rating object of each player, kept between calls (compute's)."""
+    `current`: the model's rating object of each player, kept between calls (compute's).
+    A player not in `standings` starts where `starting_rating` says."""
     keys = game.keys
     if len(keys) < 2 or len(keys) != len(game.ranks) or len(set(keys)) < 2:
         return
@@ -188,7 +255,7 @@ def rate_game(rater, standings: dict[str, Standing], game: RatedGame, current: d
     for key in keys:
         rating = current.get(key)
         if rating is None:
-            standing = standings.setdefault(key, Standing(key))
+            standing = standings.setdefault(key, Standing(key, starting_rating(key, published)))
             rating = current[key] = rater.create_rating([standing.rating.mu, standing.rating.sigma])
         teams.append([rating])
     rated = rater.rate(teams, ranks=list(game.ranks))  # the model copies what it is given

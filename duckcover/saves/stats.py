@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..common.files import private_folder
-from ..common.i18n import YOU, stored_name, you_words
+from ..common.i18n import stored_name
 from ..engine.errors import DuckError
 from .paths import data_dir
 from .record import RecordError, read_file, read_rules, replay, to_record
@@ -100,6 +100,14 @@ class PlayerStats:
     worst_round: int  # highest round score
     single_stacks: int  # rounds ended with exactly one stack
     rounds: int  # rounds played
+    key: str = ""  # who: the rating key (ratings.py), one row per key
+
+    @property
+    def kind(self) -> str:
+        """"human", "account" or "bot", from the key."""
+        from .ratings import kind_of
+
+        return kind_of(self.key)
 
     @property
     def win_rate(self) -> float:
@@ -206,18 +214,49 @@ def reconcile(finished: list[Path], db_path: str | Path | None = None) -> int:
 
 @_no_os_errors
 def load(db_path: str | Path | None = None) -> list[PlayerStats]:
-    """Per-player figures, most wins first, then the lowest average. [] when no database yet."""
-    # The player who gave no name is one player, whatever language earlier versions stored.
-    words = ", ".join("'" + word.replace("'", "''") + "'" for word in sorted(you_words()))
-    who = f"CASE WHEN name IN ({words}) THEN '{YOU}' ELSE name END"
-    players = _read(
-        db_path,
-        f"""SELECT {who} AS who, COUNT(DISTINCT game_id), COUNT(DISTINCT CASE WHEN won THEN game_id END),
-                  AVG(total), MIN(best_round), MAX(worst_round), SUM(single_stacks), SUM(rounds)
-           FROM results GROUP BY who""",
-        _player_stats,
-    )
-    return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name))
+    """Per-player figures, most wins first, then the lowest average. [] when no database yet.
+
+    One row per player as the ratings know them (their rating key: a person by name or SSH
+    account, a bot by name and version), never by the name a seat had: two bots that sat as
+    "Jackson" at different levels are two rows, and a person called like a bot is not the bot."""
+    from .ratings import kind_of, label_of
+
+    path = _path(db_path)
+    rows = _read(path, "SELECT game_id, seat, name, total, won, best_round, worst_round, single_stacks, rounds"
+                       " FROM results ORDER BY game_id, seat", _result_values)
+    if not rows:
+        return []
+    keys = {game.id: game.keys for game in _rated_games(path)}
+    grouped: dict[str, list[tuple]] = {}
+    names: dict[str, str] = {}
+    for row in rows:
+        game_id, seat, name = row[:3]
+        seat_keys_ = keys.get(game_id, ())
+        if seat >= len(seat_keys_):
+            raise _corrupt(path, f"unreadable row: game {game_id} has no seat {seat}")
+        key = seat_keys_[seat]
+        grouped.setdefault(key, []).append(row)
+        if key not in names:
+            names[key] = stored_name(name) if kind_of(key) == "human" else label_of(key)
+    players = [_player_figures(key, names[key], group) for key, group in grouped.items()]
+    return sorted(players, key=lambda p: (-p.wins, p.average, p.name.casefold(), p.name, p.key))
+
+
+def _result_values(row: tuple) -> tuple:
+    """A result row as read: whole numbers and the seat's name (a damaged value: TypeError)."""
+    if type(row[2]) is not str or not all(type(value) is int for index, value in enumerate(row) if index != 2):
+        raise TypeError(f"unexpected value in {row!r}"[:80])
+    return row
+
+
+def _player_figures(key: str, name: str, rows: list[tuple]) -> PlayerStats:
+    """One player's figures from their seats' result rows (several seats of one game count as
+    one game, as before: games and wins by game, the average by seat)."""
+    return PlayerStats(
+        name=name, games=len({row[0] for row in rows}), wins=len({row[0] for row in rows if row[4]}),
+        average=sum(row[3] for row in rows) / len(rows), best_round=min(row[5] for row in rows),
+        worst_round=max(row[6] for row in rows), single_stacks=sum(row[7] for row in rows),
+        rounds=sum(row[8] for row in rows), key=key)
 
 
 @_no_os_errors
@@ -255,25 +294,6 @@ def ratings(db_path: str | Path | None = None, use_cache: bool = True) -> dict:
     return standings
 
 
-def name_ratings(standings: dict, db_path: str | Path | None = None) -> dict:
-    """The standing behind each name of the per-player figures: the one person (or, for a name
-    only bots played under, the one bot) who played under it; none when that is ambiguous."""
-    from .ratings import kind_of
-
-    seen: dict[str, set] = {}
-    for game in _rated_games(_path(db_path)):
-        for name, key in zip(game.names, game.keys):
-            seen.setdefault(name, set()).add(key)
-    found = {}
-    for name, keys in seen.items():
-        people = {key for key in keys if kind_of(key) != "bot"}
-        chosen = people or keys
-        key = next(iter(chosen))
-        if len(chosen) == 1 and key in standings:
-            found[name] = standings[key]
-    return found
-
-
 CACHE_SUFFIX = ".ratings-cache"
 
 
@@ -285,25 +305,30 @@ def _has_rating_table(db_path) -> bool:
 def _rated_games(path: Path) -> list:
     """Every game as ratings.RatedGame, oldest first; an unrated one has no ranks. A game added
     before the ratings existed has its seats' keys read from its record."""
-    from .ratings import RatedGame, ranks, seat_keys
+    from .ratings import RatedGame, ranks, same_player, seat_keys
 
+    # A game without its rating seats brings its record in the same query: the statistics read
+    # keys for every game now (rows by player), and one query beats a connection per game.
     if _has_rating_table(path):
-        query = ("SELECT g.id, g.players, g.totals, g.winners, r.keys, r.rated FROM games g"
+        query = ("SELECT g.id, g.players, g.totals, g.winners, r.keys, r.rated,"
+                 " CASE WHEN r.keys IS NULL THEN g.record END FROM games g"
                  " LEFT JOIN rating_seats r ON r.game_id = g.id ORDER BY g.id")
     else:
-        query = "SELECT id, players, totals, winners, NULL, NULL FROM games ORDER BY id"
+        query = "SELECT id, players, totals, winners, NULL, NULL, record FROM games ORDER BY id"
     rows = _read(path, query, lambda row: row)
     found = []
     loads = json.loads
     try:
-        for id_, players, totals, winners, keys, rated in rows:
+        for id_, players, totals, winners, keys, rated, record_text in rows:
             names, totals_, winners_ = loads(players), loads(totals), loads(winners)
             if keys is None:
-                entry = record(id_, path)
+                entry = _json(record_text, dict)
                 given = entry.get("players") if isinstance(entry.get("players"), list) else []
                 keys_, rated = seat_keys(given, names), entry.get("rated") is not False
             else:
                 keys_ = loads(keys)
+                if _all_of(keys_, str):
+                    keys_ = [same_player(key) for key in keys_]
             if not (type(id_) is int and _all_of(names, str) and _all_of(keys_, str) and _all_of(totals_, int)
                     and _all_of(winners_, int) and len(keys_) == len(names) == len(totals_)):
                 raise ValueError("seats, keys and totals do not match")
@@ -524,14 +549,6 @@ def _result_row(game_id: int, game, outcome, seat: int) -> tuple:
 
 
 # --- rows back into dataclasses (a damaged value raises ValueError/TypeError: corrupt) ----------
-def _player_stats(row: tuple) -> PlayerStats:
-    name, games_, wins, average, best, worst, singles, rounds = row
-    return PlayerStats(
-        _typed(name, str), *(_typed(v, int) for v in (games_, wins)), float(_typed(average, (int, float))),
-        *(_typed(v, int) for v in (best, worst, singles, rounds)),
-    )
-
-
 def _game_row(row: tuple) -> GameRow:
     id_, date, players, totals, winners, variants, decided_by, rounds, key = row
     players_, totals_, winners_, variants_ = (_json(v, list) for v in (players, totals, winners, variants))

@@ -16,7 +16,7 @@ from ...common.i18n import t
 from ...common.untrusted import NAME_MAX, name_problem, shown
 from ...engine.errors import RulesError
 from ...engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, Rules, rules_with_variants
-from ...players.difficulty import DIFFICULTIES, level_rating, nearest_level
+from ...players.difficulty import DIFFICULTIES, LADDER, nearest_level
 from .. import places
 from ..bots import installed_bots
 from ..controller import TurnController
@@ -108,7 +108,8 @@ class SetupScreen(Screen):
         from textual.widgets import Input, Label, Select
 
         from . import setup_passplay as passplay
-        kinds = [(t("seat.human"), "human"), *bot_choices()]
+        self.standings = read_standings(self.app)
+        kinds = [(t("seat.human"), "human"), *bot_choices(self.standings)]
         with VerticalScroll(id="setup"):
             yield Label(t("setup.title"), classes="heading")
             with Horizontal(classes="setup-row"):
@@ -124,6 +125,7 @@ class SetupScreen(Screen):
                                  id=f"kind-{seat}", classes="seat-kind")
                 yield passplay.sound_row(seat)  # shown for a human seat under Madness
             yield passplay.handover_switch()  # shown once two seats are human
+            yield Static(t("difficulty.ratings_explained"), id="ratings-explained", classes="dim")
             yield from rule_rows()
             yield from seed_and_buttons(t("setup.start"))
         yield KeyFooter()
@@ -184,16 +186,13 @@ class SetupScreen(Screen):
 
     def near_level(self, name: str) -> str:
         """The ladder level closest to the rating of the player called `name` (the first human
-        seat's): read from the statistics; a player without a rating gets `medium`."""
-        from ...saves import stats
+        seat's), both as the statistics know them now: the numbers the seats' list shows. A
+        player without a rating gets `medium`."""
         from ...saves.ratings import name_key
 
-        root = self.app.data_root
-        try:
-            standing = stats.ratings(root / stats.DB_NAME if root else None).get(name_key(name))
-        except Exception:  # noqa: BLE001 - statistics never stop a game from starting
-            standing = None
-        return nearest_level(standing.rating.mu if standing else None)
+        standing = self.standings.get(name_key(name))
+        level_mus = {level: level_rating_now(level, self.standings).mu for level in LADDER}
+        return nearest_level(standing.rating.mu if standing else None, level_mus)
 
     def action_start(self) -> None:
         try:
@@ -262,21 +261,44 @@ def chosen_rules(screen) -> Rules:
 NEAR = "near"  # a seat's choice "near my rating": the ladder level it stands for is found at the start
 
 
-def bot_choices() -> list[tuple[str, str]]:
+def read_standings(app) -> dict:
+    """Every rating the statistics know (ratings.Standing by key); {} when they cannot be read:
+    statistics never stop a game from being set up."""
+    from ...saves import stats
+
+    root = getattr(app, "data_root", None)
+    try:
+        return stats.ratings(root / stats.DB_NAME if root else None)
+    except Exception:  # noqa: BLE001 - a damaged database is the Statistics screen's to report
+        return {}
+
+
+def level_rating_now(level: str, standings: dict):
+    """A difficulty's rating as the statistics know it now: its bot's published rating moved by
+    the games played against it (ratings.bot_rating) - the number Statistics show for that bot."""
+    from ...players.plugins import bot_identity
+    from ...saves.ratings import bot_rating
+
+    return bot_rating(*bot_identity(DIFFICULTIES[level]), standings)
+
+
+def bot_choices(standings: dict | None = None) -> list[tuple[str, str]]:
     """Each bot once: "near my rating", the difficulties with the bot each stands for and the
-    level's measured rating ("Medium (greedy), rating 20"), then any other installed bot."""
+    level's rating ("Medium (greedy) 29.4"), then any other installed bot."""
     behind = set(DIFFICULTIES.values())
-    choices = [(t("difficulty.near"), NEAR)] + [(difficulty_label(level), level) for level in DIFFICULTIES]
+    choices = [(t("difficulty.near"), NEAR)] + [(difficulty_label(level, standings or {}), level)
+                                                 for level in DIFFICULTIES]
     return choices + [(t("setup.bot_named", name=name), name) for name in installed_bots() if name not in behind]
 
 
-def difficulty_label(level: str) -> str:
-    label = t(f"difficulty.{level}", bot=DIFFICULTIES[level])
-    rating = level_rating(level)
-    if rating is None:
-        return label
-    mu, sigma = rating
-    return t("difficulty.with_rating", label=label, ordinal=f"{mu - 3 * sigma:.0f}")
+def difficulty_label(level: str, standings: dict) -> str:
+    """A level as every screen names it, with its rating now (words.player_title, rating_number)."""
+    from ...players.plugins import bot_identity
+    from ...saves.ratings import bot_key
+    from ..words import player_title, rating_number
+
+    label = player_title(bot_key(*bot_identity(DIFFICULTIES[level])))
+    return t("difficulty.with_rating", label=label, ordinal=rating_number(level_rating_now(level, standings).ordinal))
 
 
 class HelpScreen(ModalScreen):

@@ -17,7 +17,7 @@ from ...engine.errors import RulesError
 from ...engine.rules import BOX_PLAYERS, MIN_PLAYERS
 from ...players.difficulty import DIFFICULTIES as BOTS
 from ..widgets.footer import KeyFooter
-from ..words import bot_label, error_text
+from ..words import error_text, rating_number
 
 DIFFICULTIES = tuple(BOTS)  # one list: duckcover/players/difficulty.py
 
@@ -94,7 +94,8 @@ class LobbyScreen(Screen):
         box.display = bool(notes)
 
     def show_top(self, players: list[dict]) -> None:
-        """The server's ten best rated players (names from the network: shown as text)."""
+        """The server's ten best rated players (names from the network: shown as text), then
+        each difficulty's rating here and what a rating means."""
         text = Text(t("net.top_title") + "\n", style="bold")
         rows = [item for item in players if isinstance(item, dict)][:10]
         for rank, item in enumerate(rows, start=1):
@@ -104,7 +105,14 @@ class LobbyScreen(Screen):
             text.append((tn("net.top_line", games, **values) if type(games) is int  # a peer's number, or "?"
                          else t("net.top_line", count="?", **values)) + "\n")
         if not rows:
-            text.append(t("net.top_empty"), style="dim")
+            text.append(t("net.top_empty") + "\n", style="dim")
+        levels = getattr(self.app, "level_ratings", {})
+        if levels:
+            text.append("\n" + t("net.levels_title") + "\n", style="bold")
+            for level in DIFFICULTIES:
+                if level in levels:
+                    text.append(f"  {level_choice(level, levels[level])}\n")
+        text.append(t("rating.explained"), style="dim")
         self.query_one("#top-ten", Static).update(text)
 
     def chosen(self) -> dict | None:
@@ -155,7 +163,8 @@ class CreateTableScreen(Screen):
 
         from .core import rule_rows, seed_and_buttons
 
-        kinds = [(t("net.open_seat"), "human")] + [(t(f"difficulty.{d}", bot=BOTS[d]), d) for d in DIFFICULTIES]
+        levels = getattr(self.app, "level_ratings", {})
+        kinds = [(t("net.open_seat"), "human")] + [(level_choice(d, levels.get(d)), d) for d in DIFFICULTIES]
         with VerticalScroll(id="setup"):
             yield Label(t("net.create_title"), classes="heading")
             with Horizontal(classes="setup-row"):
@@ -267,11 +276,14 @@ class WaitingScreen(Screen):
             if not seat.get("name"):
                 text.append(f"{number}. {t('net.open_seat')}\n")
                 continue
-            kind = bot_label(seat["bot"]) if seat.get("bot") in DIFFICULTIES else t("seat.human")
+            # A bot by the one name every screen gives it ("Medium (greedy)"), a person as human.
+            is_bot = seat.get("bot") in DIFFICULTIES
+            kind = level_name(seat["bot"]) if is_bot else t("seat.human")
             ordinal = seat_ordinal(players, number - 1)
             if ordinal is not None:
                 kind = t("net.rating_beside", kind=kind, ordinal=ordinal)
-            text.append(f"{number}. {shown(seat['name'], NAME_MAX)} ({kind})\n")
+            name = shown(seat["name"], NAME_MAX)
+            text.append(f"{number}. {name}: {kind}\n" if is_bot else f"{number}. {name} ({kind})\n")
         text.append("\n" + t("net.waiting_help"))
         self.query_one("#waiting", Static).update(text)
 
@@ -283,7 +295,29 @@ def seat_ordinal(players: list, seat: int) -> str | None:
     """A seat's rating as the server sent it (a number from the network: checked), or None."""
     item = players[seat] if 0 <= seat < len(players) and isinstance(players[seat], dict) else {}
     ordinal = item.get("ordinal")
-    return f"{ordinal:.1f}" if _number(ordinal) else None
+    return rating_number(ordinal) if _number(ordinal) else None
+
+
+def level_ratings(levels) -> dict[str, float]:
+    """The difficulties' ratings a server sent (`top` message's `levels`: from the network,
+    so only known levels with a sane number are kept)."""
+    found = {}
+    for item in levels if isinstance(levels, list) else []:
+        if isinstance(item, dict) and item.get("level") in DIFFICULTIES and _number(item.get("ordinal")):
+            found[item["level"]] = float(item["ordinal"])
+    return found
+
+
+def level_name(level: str) -> str:
+    """A difficulty as every screen names it: the level and its bot ("Medium (greedy)")."""
+    return t(f"difficulty.{level}", bot=BOTS[level])
+
+
+def level_choice(level: str, ordinal: float | None) -> str:
+    """A difficulty in the new table's seat list: with its rating on this server, as the local
+    set-up screen offers it."""
+    name = level_name(level)
+    return name if ordinal is None else t("difficulty.with_rating", label=name, ordinal=rating_number(ordinal))
 
 
 def _number(value) -> bool:

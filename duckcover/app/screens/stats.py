@@ -1,5 +1,5 @@
 """The Statistics screen: per-player figures of the finished games, with bar charts, and one
-player's rating over time (a sparkline of the ordinal after each rated game; `p` moves on to
+player's rating over time (a sparkline of the rating after each rated game; `p` moves on to
 the next player).
 
 A database that cannot be read (corrupt, or written by a newer duckcover) is reported on the
@@ -19,11 +19,12 @@ from textual.screen import Screen
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ...common.i18n import shown_name, t, tn
+from ...common.i18n import t, tn
 from ...common.untrusted import shown
 from .. import places
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import ascii_only
+from ..words import player_title, rating_change, rating_number
 
 if TYPE_CHECKING:
     from ...saves import stats
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 # screen module to list their places, and launch must not wait for a database module.
 
 BAR_WIDTH = 30
-NAME_WIDTH = 14
+NAME_WIDTH = 18  # a bot's one name ("Medium (greedy)", "Difficile (expert)") whole
 
 
 def bar_char() -> str:
@@ -49,16 +50,20 @@ def bar(value: float, largest: float, width: int = BAR_WIDTH) -> str:
 
 
 def players_table(players: list[stats.PlayerStats]) -> Table:
+    """One row per player, a bot by its one name (words.player_title)."""
     # One space between columns: the longest headings (German) still fit in 80 columns.
     table = Table(expand=False, pad_edge=False, box=None, header_style="bold", padding=(0, 1), collapse_padding=True)
     table.add_column(t("stats.player"), max_width=NAME_WIDTH, no_wrap=True)
-    # No win-rate column (`duckcover stats` has it): the wins chart shows it, and 80 columns stay enough.
+    # No win-rate column (`duckcover stats` has it): the wins chart shows it, and 80 columns stay
+    # enough; nor a rating column (the ratings chart below has it): with it German headings did not.
     for key in ("stats.games", "stats.wins", "stats.average", "stats.best_round",
                 "stats.worst_round", "stats.single_stacks"):
-        table.add_column(t(key), justify="right")
+        # A heading a word a line: with a bot's whole name ("Medium (greedy)") German headings on
+        # one line do not fit in 80 columns, and Rich cuts a column rather than wrap its heading.
+        table.add_column("\n".join(t(key).split()), justify="right")
     for p in players:
-        table.add_row(Text(shown(shown_name(p.name), NAME_WIDTH + 2)), str(p.games), str(p.wins), f"{p.average:.1f}",
-                      f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
+        table.add_row(Text(shown(player_title(p.key, p.name), NAME_WIDTH + 2)), str(p.games), str(p.wins),
+                      f"{p.average:.1f}", f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
     return table
 
 
@@ -68,7 +73,7 @@ def chart(title: str, rows: list[tuple[str, float, str]]) -> Text:
     largest = max((abs(value) for _, value, _ in rows), default=0)
     for name, value, label in rows:
         sign = "-" if value < 0 else " "
-        text.append(f"{shown(shown_name(name), NAME_WIDTH):<{NAME_WIDTH}} {sign}")
+        text.append(f"{shown(name, NAME_WIDTH):<{NAME_WIDTH}} {sign}")
         text.append(bar(value, largest), style="red" if value < 0 else "green")
         text.append(f" {label}\n")
     return text
@@ -94,20 +99,33 @@ def sparkline(values: list[float], width: int = SPARK_WIDTH) -> str:
 
 
 def rating_chart(standing) -> Text:
-    """A player's ordinal after each rated game, and where it stands now."""
+    """A player's rating after each rated game, where it stands now, and what the number means."""
     history = standing.history
-    text = Text(tn("statsview.rating_title", len(history), name=shown(standing.label, NAME_WIDTH + 2)) + "\n",
-                style="bold")
+    name = shown(player_title(standing.key), NAME_WIDTH + 2)
+    text = Text(tn("statsview.rating_title", len(history), name=name) + "\n", style="bold")
     text.append(sparkline(history) + "\n", style="cyan")
-    text.append(t("statsview.rating_range", now=f"{history[-1]:.1f}", low=f"{min(history):.1f}",
-                  high=f"{max(history):.1f}", change=f"{standing.change():+.1f}"))
+    text.append(t("statsview.rating_range", now=rating_number(history[-1]), low=rating_number(min(history)),
+                  high=rating_number(max(history)), change=rating_change(standing.change())))
     return text
 
 
-def charts(players: list[stats.PlayerStats]) -> Text:
-    text = chart(t("stats.chart_wins"), [(p.name, p.wins, str(p.wins)) for p in players])
+def charts(players: list[stats.PlayerStats], standings: dict | None = None) -> Text:
+    """Wins, the average score, and every player's rating now: for a bot the number the set-up
+    screen offers it with (its published rating moved by the games here), explained below it."""
+    from ...saves.ratings import current_rating
+
+    names = [player_title(p.key, p.name) for p in players]
+    text = chart(t("stats.chart_wins"), [(name, p.wins, str(p.wins)) for name, p in zip(names, players)])
     text.append("\n")
-    text.append_text(chart(t("statsview.chart_average"), [(p.name, p.average, f"{p.average:.1f}") for p in players]))
+    text.append_text(chart(t("statsview.chart_average"),
+                           [(name, p.average, f"{p.average:.1f}") for name, p in zip(names, players)]))
+    rated = [(name, current_rating(p.key, standings or {})) for name, p in zip(names, players)]
+    rated = sorted(((name, r) for name, r in rated if r is not None), key=lambda item: -item[1].ordinal)
+    if rated:
+        text.append("\n")
+        text.append_text(chart(t("stats.ratings_title"),
+                               [(name, r.ordinal, rating_number(r.ordinal)) for name, r in rated]))
+        text.append(t("rating.explained") + "\n", style="dim")
     return text
 
 
@@ -128,6 +146,7 @@ class StatsScreen(Screen):
         self.db_path = db_path
         self.error: str | None = None
         self.rated: list = []  # ratings.Standing, people first, best first
+        self.standings: dict = {}  # ratings.Standing by key: the ratings chart reads it too
         self.rating_index = 0
 
     def compose(self) -> ComposeResult:
@@ -169,14 +188,14 @@ class StatsScreen(Screen):
             self.rated = self.read_ratings() if players else []
             self.error = None
         except stats.StatsError as err:
-            players, count, self.error, self.rated = [], 0, str(err), []
+            players, count, self.error, self.rated, self.standings = [], 0, str(err), [], {}
         except Exception as err:  # noqa: BLE001 - the statistics must never bring the app down
-            players, count, self.error, self.rated = [], 0, f"{type(err).__name__}: {err}", []
+            players, count, self.error, self.rated, self.standings = [], 0, f"{type(err).__name__}: {err}", [], {}
         error.display = self.error is not None
         error.update(Text(shown(t("statsview.error", error=self.error), 600)) if self.error else "")
         if players:
             table.update(players_table(players))
-            drawn.update(charts(players))
+            drawn.update(charts(players, self.standings))
             drawn.display = True
             table.styles.margin = (1, 0, 0, 0)
             self.query_one("#stats-title", Static).update(f"{t('stats.title')}  {t('stats.footer', games=count)}")
@@ -189,7 +208,7 @@ class StatsScreen(Screen):
         from ...saves import stats
         from ...saves.ratings import leaderboard
 
-        board = stats.ratings(self.database())
+        board = self.standings = stats.ratings(self.database())
         return leaderboard(board, kinds=("human", "account")) + leaderboard(board, kinds=("bot",))
 
     def show_rating(self) -> None:
