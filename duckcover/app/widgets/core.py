@@ -920,7 +920,7 @@ class GridWidget(KeptStyle, Widget):
         if not stack:
             marker = self._line_marker(mark, at_cursor, size, tag)
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
-                               marker=marker, tag=tag)
+                               marker=marker, tag=tag, short=t("mark.duck_short") if mark == "duck" else "")
         card = stack[-1]
         splashes = self.splashes[card.number - 1] if self.splashes is not None else None
         if not size.boxed:
