@@ -60,3 +60,26 @@ def test_every_one_line_duck_cell_keeps_a_blank_on_both_sides_of_its_word(lang):
         assert len(text) == size.width and text[0] == "a" and text[1] == " " and text[-1] == " ", (size, text)
         shown = text[1:].strip()
         assert shown == "" or shown in (word, short) or short.startswith(shown) and len(shown) >= 3, (size, text)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda size: f"{size[0]}x{size[1]}")
+async def test_the_captain_pile_is_never_called_the_captain(tmp_path, lang, size):
+    """`Kapitän -` beside `Kapitän: Connie` named a player and a heap with one word."""
+    from duckcover.app.table.screen import Heaps
+
+    app = create_app(AppOptions(seats=quick_seats(2, "Connie"), seed=5, speed="instant", lang=lang,
+                                data_dir=tmp_path, save=False, stats=False))
+    async with app.run_test(size=size) as pilot:
+        table = await until_choosing(pilot)
+        captain = i18n.t("word.captain")
+        assert i18n.t("table.captain_is", name="Connie") in table.status_text().plain  # the player
+        heap_words = [label for label, _, _ in table.heap_faces()]
+        assert captain not in heap_words
+        if table.has_class("-small"):
+            for width in (78, 40):  # the long form and the short one
+                line = table.heaps_line(width).plain
+                # The Captain's word alone as the label of the pile's top ("-" while it is empty).
+                assert not re.search(rf"(^|\| ){captain}:? (-|\d)", line), line
+        else:
+            assert table.query_one(Heaps).faces[1][0] == i18n.t("table.pile_short")
