@@ -206,8 +206,8 @@ class TableScreen(Screen):
         Binding("t", "hint", "key.hint"),
         Binding("o", "settings", "key.settings", show=False),  # listed in the help
         Binding("escape", "back", "key.back"),
-        Binding("pageup", "log_scroll(-1)", show=False),
-        Binding("pagedown", "log_scroll(1)", show=False),
+        Binding("pageup", "log_scroll(-1)", "key.scroll_log", show=False),
+        Binding("pagedown", "log_scroll(1)", "key.scroll_log", show=False),
     ]
 
     # What the table shows, as reactive attributes: each watcher redraws only what depends on its

@@ -436,12 +436,13 @@ class GridWidget(KeptStyle, Widget):
     A cursor move repaints the two cells it leaves and enters, nothing else."""
 
     BINDINGS = [
-        Binding("left,h", "move('left')", show=False),
-        Binding("right,l", "move('right')", show=False),
-        Binding("up,k", "move('up')", show=False),
-        Binding("down,j", "move('down')", show=False),
-        Binding("tab", "cycle(1)", show=False),
-        Binding("shift+tab", "cycle(-1)", show=False),
+        # Described but not shown: the footer has no room for them, the Keys screen lists them.
+        Binding("left,h", "move('left')", "key.move", show=False),
+        Binding("right,l", "move('right')", "key.move", show=False),
+        Binding("up,k", "move('up')", "key.move", show=False),
+        Binding("down,j", "move('down')", "key.move", show=False),
+        Binding("tab", "cycle(1)", "key.cycle", show=False),
+        Binding("shift+tab", "cycle(-1)", "key.cycle", show=False),
         Binding("enter", "confirm", "key.confirm"),
         # One key per label; the footer shows the verb once, not every letter.
         *(Binding(key, f"jump({key!r})", "key.jump", show=key == JUMP_KEYS[0], key_display="abc")
