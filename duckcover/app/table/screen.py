@@ -188,7 +188,7 @@ def card_legend_words(splashes: Sequence[int] | None, drop: str) -> str:
     when the round scores card numbers), so the legend cannot state a fact the rules deny."""
     card = LEGEND_CARD
     count = None if splashes is None else splashes[card.number - 1]
-    facts = {"card": line_text(card, count, LEGEND_HEIGHT, drop, width=20).strip(),
+    facts = {"example": line_text(card, count, LEGEND_HEIGHT, drop, width=20).strip(),
              "family": family_letter(card.family), "number": card.number, "height": LEGEND_HEIGHT}
     if count is None:
         return t("legend.card_numbers", **facts)
