@@ -96,6 +96,13 @@ def test_options_before_the_command_are_the_commands(tmp_path, argv):
     assert_one_line_refusal(duckcover(tmp_path, *argv), "--bots: takes 0-6")
 
 
+def test_lang_before_play_starts_the_game_in_that_language(tmp_path):
+    # Refused only because standard output is no terminal here, and said in French: --lang fr
+    # reached play, and play was not taken for an unknown argument.
+    result = duckcover(tmp_path, "--lang", "fr", "play", "--bots", "2")
+    assert_one_line_refusal(result, "le jeu a besoin d'un terminal")
+
+
 def test_options_before_any_command_reach_it(tmp_path):
     replay = duckcover(tmp_path, "--lang", "fr", "replay", "missing.json")
     assert replay.returncode == 2 and replay.stderr.startswith("missing.json: illisible")  # in French
