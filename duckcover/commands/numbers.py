@@ -18,7 +18,7 @@ def whole(low: int | None = None, high: int | None = None, *, meaning: str = "")
         except ValueError:
             raise argparse.ArgumentTypeError(f"takes a whole number{_range(low, high)}{meaning}, not {_quoted(text)}") from None
         if (low is not None and value < low) or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"takes{_range(low, high)}{meaning}, not {value}")
+            raise argparse.ArgumentTypeError(f"takes{_range(low, high)}{meaning}, not {_bounded(str(value))}")
         return value
     return parse
 
@@ -34,7 +34,7 @@ def seconds(low: float, high: float, *, above: bool = False, meaning: str = ""):
         if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"takes a number of seconds{_range(low, high, above)}{meaning}, not {_quoted(text)}")
         if value > high or value < low or (above and value == low):
-            raise argparse.ArgumentTypeError(f"takes{_range(low, high, above)} seconds{meaning}, not {text.strip()}")
+            raise argparse.ArgumentTypeError(f"takes{_range(low, high, above)} seconds{meaning}, not {_bounded(_number(value))}")
         return value
     return parse
 
@@ -54,10 +54,15 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def _quoted(text: str) -> str:
+def _bounded(text: str) -> str:
+    """At most 40 printable characters of what was given: the refusal stays one short line."""
     from ..common.untrusted import shown
 
-    return repr(shown(text, 40))
+    return shown(text, 40)
+
+
+def _quoted(text: str) -> str:
+    return repr(_bounded(text))
 
 
 # Shared by `arena` and `review`. More worker processes than any machine has cores only
