@@ -1,7 +1,8 @@
 """The Keys screen: the keys of the whole app and of every place (see places) with a name, the
-table and each screen of the title menu, read from their class-level BINDINGS and said in the
-language of the moment, so the list never falls behind a screen's keys. Reached from the title
-menu (or `k` there).
+table and each screen of the title menu, and of the screens that come at a moment of play
+(MOMENTS: the round end, Game over, the review, the lobby...), read from their class-level
+BINDINGS and said in the language of the moment, so the list never falls behind a screen's
+keys. Reached from the title menu (or `k` there).
 """
 from __future__ import annotations
 
