@@ -57,8 +57,41 @@ def _guard_game_process() -> None:
     keep_private(str(data_dir()))
 
 
+def command_first(argv: list[str]) -> list[str]:
+    """`duckcover --lang fr play` is `duckcover play --lang fr`: options given before the
+    command are the command's, as they are play's in plain `duckcover [options]`. The command
+    is the first word in COMMANDS that is not the value of the option before it (`--name
+    stats` names a player)."""
+    for index, word in enumerate(argv):
+        if word in ("-h", "--help", "--version") or word == "--":
+            return argv  # the top-level parser's own options, or all that follows is values
+        if word in COMMANDS and not (index and _takes_value(argv[index - 1], word)):
+            return [word, *argv[:index], *argv[index + 1:]] if index else argv
+    return argv
+
+
+def _takes_value(option: str, command: str) -> bool:
+    """Whether `option`, written just before the word `command`, takes that word as its value,
+    as one of the command's options or of play's (plain `duckcover`). An optional value
+    (`--resume [N]`) never means a command's name."""
+    if not option.startswith("-") or "=" in option:
+        return False
+    for name in dict.fromkeys((command, "play")):
+        module = _command(name)
+        if module is None:
+            continue
+        commands = Parser(prog="duckcover").add_subparsers(parser_class=Parser)
+        module.add_parser(commands)
+        # argparse keeps a parser's options by name in _option_string_actions; nothing public asks.
+        action = commands.choices[name]._option_string_actions.get(option)
+        if action is not None and action.nargs not in (0, argparse.OPTIONAL):
+            return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    argv = command_first(argv)
     # Plain `duckcover [options]` is `duckcover play [options]`: the app.
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         if _command("play") is not None:

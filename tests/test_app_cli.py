@@ -12,9 +12,10 @@ def parse(*argv):
 @pytest.mark.parametrize(
     "argv, says",
     [
-        (["--bots", "0"], "--bots takes 1-6"), (["--bots", "7"], "not 7"), (["--bots", "many"], "not 'many'"),
+        (["--bots", "0"], "--bots 0 leaves nobody to play against"), (["--bots", "7"], "not 7"),
+        (["--bots", "many"], "not 'many'"),
         (["--speed", "warp"], "invalid choice: 'warp'"), (["--lang", "xx"], "invalid choice: 'xx'"),
-        (["--seed", "abc"], "--seed takes a whole number"), (["--variant", "chaos"], "unknown variant 'chaos'"),
+        (["--seed", "abc"], "--seed: takes a whole number"), (["--variant", "chaos"], "unknown variant 'chaos'"),
         (["--max-by", "colour"], "invalid choice: 'colour'"),
         (["--bots", "2", "--variant", "low-blows", "--variant", "two-flips"], "cannot be combined"),
         (["--bots", "6", "--variant", "cooperative"], "cooperative variant takes 2-5 players"),

@@ -1,6 +1,8 @@
 """The hint key: the expert's two best moves for the human choosing now, from that seat's view."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from duckcover.app import AppOptions, create_app, quick_seats
@@ -81,6 +83,52 @@ async def test_the_hint_speaks_the_players_language(tmp_path):
                 break
         line = next(line for line in table.log_lines if line.startswith("Tipp:"))
         assert "gegenüber den anderen in dieser Runde" in line and "zweitbester Zug" in line
+
+
+async def test_the_german_hint_writes_numbers_as_german_does(tmp_path):
+    """Issue 30: a decimal comma, not a decimal point."""
+    app = create_app(options(tmp_path, lang="de"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = await until_choosing(pilot)
+        await pilot.press("t")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if any(line.startswith("Tipp:") for line in table.log_lines):
+                break
+        line = next(line for line in table.log_lines if line.startswith("Tipp:"))
+        estimates = re.findall(r"etwa (\S+) gegenüber", line)
+        assert len(estimates) == 2 and all(re.fullmatch(r"[+-]?\d+,\d", figure) for figure in estimates), line
+
+
+@pytest.mark.parametrize("lang, value, signed, written", [
+    ("de", 1.84, True, "+1,8"), ("fr", -0.44, True, "-0,4"), ("en", 2.06, True, "+2.1"),
+    ("de", -0.04, True, "0,0"), ("en", 0, True, "0"), ("fr", -3, True, "-3"), ("de", 12.5, False, "12,5"),
+])
+def test_numbers_are_written_as_the_language_writes_them_and_zero_has_no_sign(lang, value, signed, written):
+    from duckcover.common.i18n import local_number, set_language
+
+    set_language(lang)
+    assert local_number(value, 1 if isinstance(value, float) else 0, signed=signed) == written
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda size: f"{size[0]}x{size[1]}")
+async def test_the_hint_notice_never_covers_your_own_grid(tmp_path, size):
+    """Issue 30: at 80x24 Textual's notice, bottom right and half the screen wide, hid part of
+    your grid for its eight seconds. It stands over the side column (the log) instead."""
+    from textual.widgets._toast import Toast
+
+    app = create_app(options(tmp_path))
+    async with app.run_test(size=size, notifications=True) as pilot:
+        table = await until_choosing(pilot)
+        await pilot.press("t")
+        await wait_for_hint(pilot, table)
+        await settle(pilot)
+        await pilot.pause()
+        notices = list(app.screen.query(Toast))
+        own = table.query_one("#own-panel")
+        assert notices and all(notice.region.height for notice in notices)
+        assert [notice.region for notice in notices if notice.region.overlaps(own.region)] == []
+        assert all(notice.region.right <= size[0] and notice.region.bottom < size[1] for notice in notices)  # not on the keys
 
 
 def test_the_expert_analysis_ranks_what_it_would_play():

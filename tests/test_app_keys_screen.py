@@ -63,6 +63,43 @@ async def test_the_keys_are_said_in_the_language_of_the_moment(tmp_path):
         assert rows_under(app.screen, "Regeln") == [("esc / ? / q", "Schließen")]  # three keys, one line
 
 
+async def test_the_tables_cursor_tab_and_log_keys_are_listed(tmp_path):
+    """Issue 30: the arrows, Tab and Page Up/Down were missing; q is listed as everywhere."""
+    app = title_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(KeysScreen())
+        await pilot.pause()
+        table = rows_under(app.screen, "At the table")
+        assert ("← / h / → / l / ↑ / k / ↓ / j", "Move the cursor") in table
+        assert ("tab / shift+tab", "Every legal cell in turn") in table
+        assert ("pgup / pgdn", "Scroll the log") in table and ("abc", "Jump") in table
+        assert ("q", "Quit") in rows_under(app.screen, "Everywhere")
+
+
+async def test_the_screens_of_a_games_moments_have_their_keys_listed_from_their_bindings(tmp_path):
+    """Game over, the review, the replay viewer, the lobby...: each a section, each described
+    key of its BINDINGS in it (the section is read from them, so it cannot fall behind)."""
+    from importlib import import_module
+
+    from duckcover.app.screens.keys import MOMENTS
+    from duckcover.common.i18n import t
+
+    app = title_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(KeysScreen())
+        await pilot.pause()
+        headings = {heading for heading, _, _ in MOMENTS}
+        assert {"keys.game_over", "keys.review", "keys.lobby"} <= headings
+        for heading, module, name in MOMENTS:
+            screen = getattr(import_module(f"duckcover.app.screens.{module}"), name)
+            listed = " / ".join(keys for keys, _ in rows_under(app.screen, t(heading))).split(" / ")
+            for binding in Binding.make_bindings(screen.BINDINGS):
+                if binding.description:
+                    assert app.get_key_display(binding) in listed, (name, binding.key)
+        assert rows_under(app.screen, "Game over") == [("n", "New game"), ("q", "Quit"), ("v", "Review")]
+        assert ("⏎", "I am …") in rows_under(app.screen, "Pass-and-play hand-over")  # the blank named
+
+
 class Extra(Screen):
     BINDINGS = [Binding("x,y", "one", "key.back"), Binding("z", "two", "key.hint", show=False),
                 Binding("pagedown", "scroll")]  # no description: not a key to tell

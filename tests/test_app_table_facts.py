@@ -75,7 +75,7 @@ async def test_every_card_shows_its_number_splashes_and_height(tmp_path, size):
         for panel in table.query(SeatPanel):
             assert shown_cards(grid_text(app, panel), panel.seat) == expected_cards(game, panel.seat), panel.seat
         # What a one-line card means is said on screen.
-        assert "B12●3x2: family B, card 12, 3 splashes, stack of 2" in "\n".join(screen_lines(app))
+        assert "B12●5x2: family B, card 12, 5 splashes, stack of 2" in "\n".join(screen_lines(app))
 
 
 @pytest.mark.parametrize("size", SIZES_COMPACT, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -383,7 +383,7 @@ def test_cli_report_names_the_seat_and_speaks_in_words(tmp_path, monkeypatch):
     (["{record}", "--seat", "nobody"], "no seat 'nobody'"),
     (["{broken}"], "not JSON"),
     (["{record}", "--frobnicate"], "unrecognized arguments"),
-    (["{record}", "--budget", "0"], "must be 1-100000"),
+    (["{record}", "--budget", "0"], "--budget: takes 1-100000"),
     (["{missing}"], "cannot read"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):

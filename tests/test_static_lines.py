@@ -34,7 +34,7 @@ def prompt_like() -> Text:
     text.append(" moving  ")
     text.append("a", style=TAG_STYLE)
     text.append(" ... go to that cell")
-    text.append("\nB12●3x2: family B, card 12, 3 splashes, stack of 2; a legend long enough to wrap", style="dim")
+    text.append("\nB12●5x2: family B, card 12, 5 splashes, stack of 2; a legend long enough to wrap", style="dim")
     return text
 
 

@@ -96,4 +96,4 @@ def test_one_thing_one_word_at_the_table(lang):
     # The Captain pile's label is not the word for a player's stacks.
     stack_word = words["table.stacks"].replace("{count}", "").strip().lower()
     assert words["table.pile_short"].lower() != stack_word.rstrip("s")
-    assert words["table.short"].split("|")[1].split()[0].lower() != stack_word.rstrip("s")  # "Pile 11"
+    assert words["table.short"].split("|")[1].replace("{pile}", "").strip().lower() != stack_word.rstrip("s")  # "Pile 11"

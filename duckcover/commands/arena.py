@@ -16,6 +16,10 @@ from ..players.harness import new_seed
 from ..players.plugins import BotLoadError, is_builtin, resolve_bot
 from ..players.safety import DEFAULT_HARD_LIMIT
 from ..players.sandbox import probe
+from .numbers import MAX_BUDGET, MAX_JOBS, seconds, whole
+
+MAX_DEALS = 10_000_000  # docs/arena.md's tournament is 250,000; beyond this the results outgrow memory
+MAX_DECISION_SECONDS = 3600.0  # an hour a decision; larger is no limit at all (and `inf` is no JSON number)
 
 
 def add_parser(sub) -> None:
@@ -26,17 +30,22 @@ def add_parser(sub) -> None:
     )
     parser.add_argument("--bot", action="append", default=[], metavar="SPEC",
                         help="a bot: name, difficulty, package.module:Class or file.py:Class (one per seat, 2-9)")
-    parser.add_argument("--games", type=int, default=100, metavar="N", help="deals to play, each in every seating (100)")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--games", type=whole(1, MAX_DEALS), default=100, metavar="N",
+                        help=f"deals to play, each in every seating, 1-{MAX_DEALS} (100)")
+    parser.add_argument("--seed", type=whole(), default=None,
                         help="arena seed: same seed, same deals, same numbers (default: 128 random bits, printed)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (1)")
+    parser.add_argument("--jobs", type=whole(1, MAX_JOBS), default=1, metavar="N",
+                        help=f"worker processes, 1-{MAX_JOBS} (1)")
     parser.add_argument("--cluster", default=None, metavar="ADDRESS",
                         help="run the deals on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs duckcover[cluster]; docs/arena.md)")
-    parser.add_argument("--budget", type=int, default=None, metavar="N", help="think budget (iterations) for every bot")
-    parser.add_argument("--time-limit", type=float, default=None, metavar="SEC",
-                        help="wall time per decision each bot should keep to")
-    parser.add_argument("--hard-limit", type=float, default=DEFAULT_HARD_LIMIT, metavar="SEC",
-                        help=f"cut-off after which a fallback move is played ({DEFAULT_HARD_LIMIT:g}; 0: none, trusted bots only)")
+    parser.add_argument("--budget", type=whole(1, MAX_BUDGET), default=None, metavar="N",
+                        help=f"think budget (iterations) for every bot, 1-{MAX_BUDGET}")
+    parser.add_argument("--time-limit", type=seconds(0, MAX_DECISION_SECONDS, above=True), default=None, metavar="SEC",
+                        help=f"wall time per decision each bot should keep to (at most {MAX_DECISION_SECONDS:g})")
+    parser.add_argument("--hard-limit", type=seconds(0, MAX_DECISION_SECONDS, meaning=" (0: none)"),
+                        default=DEFAULT_HARD_LIMIT, metavar="SEC",
+                        help=f"cut-off after which a fallback move is played, 0-{MAX_DECISION_SECONDS:g} "
+                             f"({DEFAULT_HARD_LIMIT:g}; 0: none, trusted bots only)")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME[:ROUNDS]",
                         help="a rules variant, in every round or only in some: competition:3 (repeatable; "
                         + ", ".join(VARIANTS) + ")")
@@ -50,18 +59,8 @@ def config_from(args) -> ArenaConfig:
     """The arena's settings; ValueError with a one-line reason if they make no sense."""
     if len(args.bot) < 2:
         raise ValueError("give at least two bots, one --bot per seat")
-    if args.games < 1:
-        raise ValueError("--games must be at least 1")
-    if args.jobs < 1:
-        raise ValueError("--jobs must be at least 1")
     if args.cluster is not None and args.jobs != 1:
         raise ValueError("--jobs is for a run on this machine; on a cluster its workers are the jobs")
-    if args.budget is not None and args.budget < 1:
-        raise ValueError("--budget must be at least 1")
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise ValueError("--time-limit must be a positive number of seconds")
-    if not args.hard_limit >= 0:
-        raise ValueError("--hard-limit must be 0 (none) or a positive number of seconds")
     try:
         rules_with_variants(args.variant).check_players(len(args.bot))
     except (RulesError, ValueError) as err:

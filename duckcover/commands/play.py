@@ -8,34 +8,21 @@ from pathlib import Path
 from ..common.i18n import LANGUAGES
 from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, CAPTAIN, MAX_BY, MIN_PLAYERS
 from ..players.difficulty import DIFFICULTIES
+from .numbers import whole
 
 SPEEDS = ("slow", "normal", "fast", "instant")
 MAX_BOTS = BOX_PLAYERS - 1  # beside at least one human
-
-
-def bot_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--bots takes a whole number 1-{MAX_BOTS}, not {text!r}") from None
-    if not 1 <= value <= MAX_BOTS:
-        raise argparse.ArgumentTypeError(f"--bots takes 1-{MAX_BOTS} (a table seats {MIN_PLAYERS}-{BOX_PLAYERS} players), not {value}")
-    return value
-
-
-def seed_value(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed takes a whole number, not {text!r}") from None
+# 0 bots only beside --humans (pass-and-play among humans alone); build_options says so.
+BOTS = whole(0, MAX_BOTS, meaning=f" (a table seats {MIN_PLAYERS}-{BOX_PLAYERS} players; 0 only with --humans)")
 
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("play", help="play Duck & Cover (the default command)")
-    parser.add_argument("--bots", type=bot_count, metavar="N", help="start at once against N bots (1-6)")
+    parser.add_argument("--bots", type=BOTS, metavar="N",
+                        help=f"start at once against N bots (1-{MAX_BOTS}); with --humans, 0-{MAX_BOTS - 1}")
     parser.add_argument("--difficulty", default="medium", metavar="BOT",
                         help=f"the bots for --bots/--watch: {', '.join(DIFFICULTIES)} or any installed bot (default medium)")
-    parser.add_argument("--seed", type=seed_value, metavar="S", help="fix the deal")
+    parser.add_argument("--seed", type=whole(), metavar="S", help="fix the deal")
     parser.add_argument("--watch", action="store_true", help="every seat a bot: watch a game play out")
     parser.add_argument("--speed", choices=SPEEDS, default="normal", help="pauses between reveals")
     parser.add_argument("--resume", nargs="?", const="1", metavar="N",
@@ -96,6 +83,8 @@ def build_options(args):
             rules.check_players(len(seats))
         except RulesError as err:
             raise ValueError(str(err)) from None
+    elif args.bots == 0:
+        raise ValueError(f"--bots 0 leaves nobody to play against: give 1-{MAX_BOTS} bots, or --humans to play among humans")
     elif args.watch or args.bots:
         if args.name is not None:
             name_value(args.name)

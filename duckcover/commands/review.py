@@ -11,6 +11,7 @@ import sys
 from ..common.untrusted import shown
 from ..engine.errors import DuckError
 from ..saves.record import RecordError, dumps, read_file, replay
+from .numbers import MAX_BUDGET, MAX_JOBS, whole
 
 
 def add_parser(sub) -> None:
@@ -22,22 +23,12 @@ def add_parser(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print every figure as JSON (docs/review.md)")
     parser.add_argument("--lang", choices=("en", "de", "fr"), help="language of the report (default: from the locale)")
     parser.add_argument("--key", help="the sampling key (default: from the record's public content)")
-    parser.add_argument("--budget", type=_positive, help="rollouts per move at most (default: 1200)")
-    parser.add_argument("--jobs", type=_positive, help="processes to use (default: every core)")
+    parser.add_argument("--budget", type=whole(1, MAX_BUDGET), metavar="N",
+                        help=f"rollouts per move at most, 1-{MAX_BUDGET} (default: 1200)")
+    parser.add_argument("--jobs", type=whole(1, MAX_JOBS), metavar="N",
+                        help=f"processes to use, 1-{MAX_JOBS} (default: every core)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor keep the review in the data directory")
     parser.set_defaults(command="review")
-
-
-def _positive(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {shown(text, 40)!r}") from None
-    if not 1 <= value <= 100_000:
-        raise argparse.ArgumentTypeError(f"must be 1-100000, not {value}")
-    return value
 
 
 def run(args) -> int:

@@ -13,41 +13,31 @@ from pathlib import Path
 
 from ..app.options import REVEAL_PAUSE, SPEEDS
 from ..common.untrusted import shown
+from .numbers import seconds, whole
 
 DEFAULT_PORT = 2222
+DAY, YEAR = 24 * 3600, 365 * 24 * 3600
 PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the system's temp folder
-
-
-def positive(kind: type, name: str, low: float):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} takes a number, not {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{name} takes at least {low}, not {text}")
-        return value
-    return parse
 
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("serve", help="host tables that friends join with ssh")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it)")
-    parser.add_argument("--port", type=positive(int, "--port", 0), default=DEFAULT_PORT,
-                        help=f"SSH port (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--max-connections", type=positive(int, "--max-connections", 1), default=32, metavar="N",
-                        help="players connected at once (default 32); more get one line and are closed")
+    parser.add_argument("--port", type=whole(0, 65535, meaning=" (0 picks a free one)"), default=DEFAULT_PORT,
+                        help=f"SSH port, 0-65535 (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--max-connections", type=whole(1, 10_000), default=32, metavar="N",
+                        help="players connected at once, 1-10000 (default 32); more get one line and are closed")
     parser.add_argument("--authorized-keys", type=Path, metavar="FILE",
                         help="only the public keys in FILE may enter (default: anyone who reaches the port)")
-    parser.add_argument("--turn-seconds", type=positive(float, "--turn-seconds", 1), metavar="S",
-                        help="time to choose; a human who has not chosen gets the referee's fallback move")
+    parser.add_argument("--turn-seconds", type=seconds(1, DAY, meaning=" (a day)"), metavar="S",
+                        help=f"time to choose, 1-{DAY} seconds; a human who has not chosen gets the referee's fallback move")
     parser.add_argument("--speed", choices=SPEEDS, default="normal",
                         help="the pace of every table: how long a reveal stays, how soon a bot flips (default normal)")
-    parser.add_argument("--abandoned-after", type=positive(float, "--abandoned-after", 1), default=24 * 3600.0,
-                        metavar="S", help="a table nobody has been at for S seconds ends, "
+    parser.add_argument("--abandoned-after", type=seconds(1, YEAR, meaning=" (a year)"), default=float(DAY),
+                        metavar="S", help=f"a table nobody has been at for S seconds (1-{YEAR}) ends, "
                         "kept in serve/abandoned/ (default 86400: a day)")
-    parser.add_argument("--grace", type=positive(float, "--grace", 0), default=30.0, help=argparse.SUPPRESS)
+    parser.add_argument("--grace", type=seconds(0, DAY), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
 

@@ -1,4 +1,4 @@
-"""`duckcover stats [--json] [--games] [--db PATH] [--add FILE...] [--reset]`: the history of finished games."""
+"""`duckcover stats [--json] [--games] [--lang L] [--db PATH] [--add FILE...] [--reset]`: the history of finished games."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..app.words import player_title, rating_change, rating_number
-from ..common.i18n import t
+from ..common.i18n import LANGUAGES, detect, set_language, shown_name, t
 from ..common.untrusted import shown
 from ..saves.record import RecordError, read_file
 from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, ratings
@@ -19,6 +19,7 @@ NAME_COLUMN = 18  # kept whole up to this ("Difficile (expert)"): wider, the 80-
 def add_parser(sub) -> None:
     parser = sub.add_parser("stats", help="per-player statistics of the finished games")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--lang", choices=LANGUAGES, help="language of the tables and messages (default: from the locale)")
     parser.add_argument("--games", action="store_true", help="list the finished games instead")
     parser.add_argument("--db", metavar="PATH", help="the statistics database (default: stats.db in the data directory)")
     parser.add_argument("--add", metavar="FILE", nargs="+", help="add finished game records (duckcover-record/1 JSON)")
@@ -29,6 +30,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    set_language(args.lang or detect())
     db = Path(args.db).expanduser() if args.db else default_path()
     if args.db and not (args.add or args.reset or db.is_file()):  # a typo must not read as "no games yet"
         print(f"duckcover stats: {t('stats.no_db_file', path=db)}", file=sys.stderr)

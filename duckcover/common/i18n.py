@@ -62,6 +62,20 @@ def singular(count: int, lang: str | None = None) -> bool:
     return count in (0, 1) if (lang or _current) == "fr" else count == 1
 
 
+# German and French write a decimal comma ("+1,8"); the catalogues cannot, as the figure is
+# made in code.
+DECIMAL_SEPARATOR = {"en": ".", "de": ",", "fr": ","}
+
+
+def local_number(value: float, decimals: int = 0, *, signed: bool = False) -> str:
+    """`value` as the current language writes it. `signed`: a plus before a positive number (a
+    score against another). A figure that rounds to zero has no sign: "+0" beside "minus", or
+    "-0.0", reads as a contradiction."""
+    digits = f"{abs(value):.{decimals}f}"
+    sign = "" if float(digits) == 0 else "-" if value < 0 else "+" if signed else ""
+    return sign + digits.replace(".", DECIMAL_SEPARATOR[_current])
+
+
 def tn(key: str, count: int, **values: object) -> str:
     """`key` said of `count` things: its `.one` form where the language uses the singular."""
     if singular(count) and f"{key}.one" in catalogue(DEFAULT):

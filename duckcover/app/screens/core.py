@@ -12,7 +12,7 @@ from textual.widgets import Static
 # The setup and title widgets (Select, Input, OptionList...) are imported where they are
 # used: a game started from the command line opens straight on the table without them.
 
-from ...common.i18n import t
+from ...common.i18n import local_number, t
 from ...common.untrusted import NAME_MAX, name_problem, shown
 from ...engine.errors import RulesError
 from ...engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS, Rules, rules_with_variants
@@ -472,7 +472,8 @@ def round_table(ctl: TurnController, edge: bool = True) -> Table:
     table.add_column(t("score.score"), justify="right", style="bold")
     for seat, name in enumerate(game.names):
         sign = t("score.minus") if result.stacks[seat] == 1 else t("score.plus")
-        table.add_row(plain(name), card_values(ctl, index, seat), sign, f"{result.scores[seat]:+d}")
+        # The score beside its sign word: "minus" and "+0" side by side contradicted each other.
+        table.add_row(plain(name), card_values(ctl, index, seat), sign, local_number(result.scores[seat], signed=True))
     return table
 
 

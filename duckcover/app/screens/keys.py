@@ -1,7 +1,8 @@
 """The Keys screen: the keys of the whole app and of every place (see places) with a name, the
-table and each screen of the title menu, read from their class-level BINDINGS and said in the
-language of the moment, so the list never falls behind a screen's keys. Reached from the title
-menu (or `k` there).
+table and each screen of the title menu, and of the screens that come at a moment of play
+(MOMENTS: the round end, Game over, the review, the lobby...), read from their class-level
+BINDINGS and said in the language of the moment, so the list never falls behind a screen's
+keys. Reached from the title menu (or `k` there).
 """
 from __future__ import annotations
 
@@ -43,18 +44,49 @@ class KeysScreen(Screen):
         self.app.pop_screen()
 
 
+# Screens that are no place of their own but come when their moment does (over the table, from
+# the Games screen, in an SSH session), with keys a player needs as much: (heading, module of
+# duckcover.app.screens, screen class). Imported only when the Keys screen opens.
+MOMENTS = (
+    ("keys.round_end", "core", "RoundEndScreen"),
+    ("keys.game_over", "core", "GameOverScreen"),
+    ("keys.handover", "handover", "HandoverScreen"),
+    ("keys.quit_question", "core", "QuitScreen"),
+    ("keys.replay", "replay", "ReplayScreen"),
+    ("keys.review", "review", "ReviewScreen"),
+    ("keys.lobby", "lobby", "LobbyScreen"),
+    ("keys.create_table", "lobby", "CreateTableScreen"),
+    ("keys.waiting", "lobby", "WaitingScreen"),
+)
+
+
 def key_sections(app) -> list[tuple[str, list[tuple[str, str]]]]:
     """(heading, rows): the whole app's keys; then each place that has a name and no menu line
-    (the table); the title menu's own keys; then each place of the title menu, in its order. A
-    part without a described key is left out."""
+    (the table); the screens of the moments; the title menu's own keys; then each place of the
+    title menu, in its order. A part without a described key is left out."""
     menu = places.menu()
     elsewhere = [p for p in places.places().values() if p.menu is None and p.heading]
     sections = [(t("keys.everywhere"), key_rows(app, type(app).BINDINGS))]
     sections += [(t(p.heading), key_rows(app, p.bindings())) for p in elsewhere]
+    sections += moment_sections(app, MOMENTS)
     sections.append((t("keys.title_menu"), [(app.get_key_display(Binding(p.menu.key, "")), t(p.menu.label))
                                             for p in menu if p.menu.key]))
     sections += [(t(p.heading), key_rows(app, p.bindings())) for p in menu]
     return [(heading, rows) for heading, rows in sections if rows]
+
+
+def moment_sections(app, moments) -> list[tuple[str, list[tuple[str, str]]]]:
+    from importlib import import_module
+
+    return [(t(heading), key_rows(app, getattr(import_module(f"{__package__}.{module}"), name).BINDINGS))
+            for heading, module, name in moments]
+
+
+class _Blanks(dict):
+    """A label's blanks as the Keys screen says them: "I am {name}" is "I am …" there."""
+
+    def __missing__(self, key: str) -> str:
+        return "…"
 
 
 def key_rows(app, bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
@@ -64,7 +96,7 @@ def key_rows(app, bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     for binding in Binding.make_bindings(bindings):
         if not binding.description:
             continue
-        keys = keys_of.setdefault(described(binding.description), [])
+        keys = keys_of.setdefault(described(binding.description).format_map(_Blanks()), [])
         shown = app.get_key_display(binding)
         if shown not in keys:  # the table's jump letters all show as "abc"
             keys.append(shown)

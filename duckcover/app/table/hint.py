@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ...common.i18n import t
+from ...common.i18n import local_number, t
 from ...common.telling import advice_words
 from ...engine.game import Phase
 from ...engine.moves import Move
@@ -111,5 +111,5 @@ def _one(view: PlayerView, move: Move, estimate: float) -> str:
     words = describe_move(view, move)
     if math.isnan(estimate):
         return t("hint.quick", move=words)
-    return t("hint.estimate", move=words, score=f"{estimate:+.1f}")
+    return t("hint.estimate", move=words, score=local_number(estimate, 1, signed=True))
 

@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from ...common.i18n import t, tn
 from ...common.untrusted import NAME_MAX, shown, textual_escaped
+from ...engine.cards import CARDS
 from ...engine.errors import IllegalMoveError
 from ...engine.game import CHOOSING, Phase
 from ...engine.moves import Move
@@ -34,7 +35,7 @@ from ..flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceTaken, Flipped, Fli
                     TurnState, Waiting)
 from ..options import AppOptions
 from ...common.telling import round_end_words, round_scores_words, round_start_words
-from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge
+from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge, family_letter, line_text
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
 from ..widgets.paint import LinePainter
@@ -177,6 +178,23 @@ class Heaps(DrawnByLines, Widget):
         return Text("\n").join(lines)
 
 
+# The legend's example: a card of two digits in a stack, so every part of a one-line card shows.
+LEGEND_CARD, LEGEND_HEIGHT = CARDS[1][12], 2
+
+
+def card_legend_words(splashes: Sequence[int] | None, drop: str) -> str:
+    """`B12●5x2: family B, card 12, 5 splashes, stack of 2`: the example drawn by the code that
+    draws the cards and its splashes read from the splash table in force (`splashes`; None
+    when the round scores card numbers), so the legend cannot state a fact the rules deny."""
+    card = LEGEND_CARD
+    count = None if splashes is None else splashes[card.number - 1]
+    facts = {"example": line_text(card, count, LEGEND_HEIGHT, drop, width=20).strip(),
+             "family": family_letter(card.family), "number": card.number, "height": LEGEND_HEIGHT}
+    if count is None:
+        return t("legend.card_numbers", **facts)
+    return tn("legend.card", count, **facts)
+
+
 class TableScreen(Screen):
     """One game at the table (a `TurnController`): its `TableFlow` moves the game on, the screen
     shows what the flow tells it and hands it the player's flip and moves."""
@@ -188,8 +206,8 @@ class TableScreen(Screen):
         Binding("t", "hint", "key.hint"),
         Binding("o", "settings", "key.settings", show=False),  # listed in the help
         Binding("escape", "back", "key.back"),
-        Binding("pageup", "log_scroll(-1)", show=False),
-        Binding("pagedown", "log_scroll(1)", show=False),
+        Binding("pageup", "log_scroll(-1)", "key.scroll_log", show=False),
+        Binding("pagedown", "log_scroll(1)", "key.scroll_log", show=False),
     ]
 
     # What the table shows, as reactive attributes: each watcher redraws only what depends on its
@@ -545,10 +563,8 @@ class TableScreen(Screen):
 
     def card_legend(self) -> str:
         """How a card reads where it is one line of text, and, if it fits, what a missing letter means."""
-        if self.ctl.game.round_rules.scores_numbers:
-            legend = t("legend.card_numbers")
-        else:
-            legend = t("legend.card", drop=self.glyphs.drop)
+        game = self.ctl.game
+        legend = card_legend_words(None if game.round_rules.scores_numbers else game.rules.splashes, self.glyphs.drop)
         own = legend + "; " + t("legend.own")
         return own if len(own) <= self.part("#prompt").content_size.width else legend
 

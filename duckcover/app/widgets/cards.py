@@ -195,16 +195,21 @@ def tagged(edge_text: Text, tag: str) -> Text:
 
 
 def empty_lines(size: CardSize, glyphs: Glyphs, *, label: str = "", at_cursor: bool = False,
-                marker: str | Text = " ", tag: str = "") -> list[Text]:
+                marker: str | Text = " ", tag: str = "", short: str = "") -> list[Text]:
     """An empty cell; with a label (a legal duck), a dotted outline with the word inside.
-    One line: `marker` first (a str is drawn as the cursor); boxed: `tag` in the top edge."""
+    One line: `marker` first (a str is drawn as the cursor), then a blank, then the label, or
+    its `short` form where the label does not fit; boxed: `tag` in the top edge."""
     if not label:
         return [Text(" " * size.width) for _ in range(size.height)]
     style = DUCK_STYLE
     if not size.boxed:
-        inner = size.width - 2
+        # A blank on each side of the word: the jump key before it, or the next cell's after
+        # it, read as one word with it otherwise ("aducken", "pplonger").
+        room = size.width - 3
+        word = next((w for w in (label, short) if w and len(w) <= room), (short or label)[:room])
+        word = word if len(word) >= 3 else ""  # two letters of a word say nothing; the mark stays
         first = marker if isinstance(marker, Text) else Text(marker, style=CURSOR_STYLE)
-        return [first + Text(f"{label[:inner]:^{inner}}", style=style) + Text(" ")]
+        return [first + Text(" ") + Text(f"{word:<{room}}", style=style) + Text(" ")]
     box = glyphs.empty
     ends, ends_style = (glyphs.cursor, CURSOR_STYLE) if at_cursor else (box, style)
     inner = size.width - 2

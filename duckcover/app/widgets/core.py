@@ -436,12 +436,13 @@ class GridWidget(KeptStyle, Widget):
     A cursor move repaints the two cells it leaves and enters, nothing else."""
 
     BINDINGS = [
-        Binding("left,h", "move('left')", show=False),
-        Binding("right,l", "move('right')", show=False),
-        Binding("up,k", "move('up')", show=False),
-        Binding("down,j", "move('down')", show=False),
-        Binding("tab", "cycle(1)", show=False),
-        Binding("shift+tab", "cycle(-1)", show=False),
+        # Described but not shown: the footer has no room for them, the Keys screen lists them.
+        Binding("left,h", "move('left')", "key.move", show=False),
+        Binding("right,l", "move('right')", "key.move", show=False),
+        Binding("up,k", "move('up')", "key.move", show=False),
+        Binding("down,j", "move('down')", "key.move", show=False),
+        Binding("tab", "cycle(1)", "key.cycle", show=False),
+        Binding("shift+tab", "cycle(-1)", "key.cycle", show=False),
         Binding("enter", "confirm", "key.confirm"),
         # One key per label; the footer shows the verb once, not every letter.
         *(Binding(key, f"jump({key!r})", "key.jump", show=key == JUMP_KEYS[0], key_display="abc")
@@ -920,7 +921,7 @@ class GridWidget(KeptStyle, Widget):
         if not stack:
             marker = self._line_marker(mark, at_cursor, size, tag)
             return empty_lines(size, self.glyphs, label=word if mark == "duck" else "", at_cursor=at_cursor,
-                               marker=marker, tag=tag)
+                               marker=marker, tag=tag, short=t("mark.duck_short") if mark == "duck" else "")
         card = stack[-1]
         splashes = self.splashes[card.number - 1] if self.splashes is not None else None
         if not size.boxed:
