@@ -166,7 +166,7 @@ async def test_the_screen_names_moves_in_words_never_coordinates():
         for row in range(table.row_count):
             table.move_cursor(row=row)
             await pilot.pause()
-            played = str(table.get_row_at(row)[1])
+            played = str(table.get_row_at(row)[2])
             position = str(screen.query_one("#review-position", Static).render())
             assert played.startswith(("cover ", "duck ")) and not coordinates.search(played + position)
             assert position.split(": ")[0].endswith("greedy 2")  # the seat named, a bot's too
@@ -279,8 +279,10 @@ async def test_the_screen_speaks_the_players_language():
     async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
         table = screen.query_one("#review-decisions", DataTable)
-        played = [str(table.get_row_at(row)[1]) for row in range(table.row_count)]
+        played = [str(table.get_row_at(row)[2]) for row in range(table.row_count)]
         assert all(words.endswith(("verdecken", "ducken")) for words in played), played
+        costs = [str(table.get_row_at(row)[3]) for row in range(table.row_count)]
+        assert costs and all("," in cost and "." not in cost for cost in costs), costs  # 1,8±0,2
         assert "der Experte:" in str(screen.query_one("#review-position", Static).render())
 
 

@@ -89,16 +89,17 @@ class ProgressBar:
 def report(result) -> str:
     """The review as text: each seat's totals, then its marked and costliest decisions, the moves
     in the table's words and each mark with its reason."""
-    from ..common.i18n import t, tn
+    from ..common.i18n import local_number, t, tn
     from ..common.untrusted import NAME_MAX
     from ..players.review import MARKS
 
     lines = []
     for seat in result.seats:
         name = shown(seat.name, NAME_MAX)
-        lines.append(tn("review.seat_line", len(seat.decisions), name=name, total=f"{seat.total_cost:.1f}",
-                        mean=f"{seat.mean_cost:.2f}"))
-        rounds = "  ".join(t("review.round_cost", round=i + 1, cost=f"{c:.1f}") for i, c in enumerate(seat.round_costs()))
+        lines.append(tn("review.seat_line", len(seat.decisions), name=name, total=local_number(seat.total_cost, 1),
+                        mean=local_number(seat.mean_cost, 2)))
+        rounds = "  ".join(t("review.round_cost", round=i + 1, cost=local_number(c, 1))
+                           for i, c in enumerate(seat.round_costs()))
         lines.append("  " + rounds)
         counts = seat.marks()
         lines.append("  " + ", ".join(f"{t('review.mark.' + m)}: {counts[m]}" for m in MARKS))
@@ -113,13 +114,14 @@ def report(result) -> str:
 def decision_lines(d, point) -> list[str]:
     """One decision: where, the move played and the expert's best in words, the cost and the
     mark; then, for a mark, its reason."""
-    from ..common.i18n import t
+    from ..common.i18n import local_number, t
     from ..players import review as rv
 
     mark = t(f"review.mark.{d.mark}") if d.mark else "-"
     played, best = (rv.move_words(point, d.played), rv.move_words(point, d.best)) if point else ("?", "?")
     lines = [t("review.decision_line", round=d.round, flip=d.flip, played=played, best=best,
-               cost=f"{rv.shown_figure(d.cost):.1f}", stderr=f"{rv.shown_figure(d.stderr):.1f}", mark=mark)]
+               cost=local_number(rv.shown_figure(d.cost), 1), stderr=local_number(rv.shown_figure(d.stderr), 1),
+               mark=mark)]
     why = rv.reason(point, d) if point else None
     if why:
         lines.append("  " + why)

@@ -267,13 +267,13 @@ def reason(point: Point, decision: Decision) -> str | None:
     """Why a marked decision cost what it did, in one line: what the position shows about the
     move played and the expert's best, and the expert's estimate of the difference. None for
     a decision without a mark."""
-    from ..common.i18n import t
+    from ..common.i18n import local_number, t
 
     if decision.mark is None:
         return None
     cells, value = point.view.grid.cells, point.view.rules.value
     played, best = decision.played, decision.best
-    cost = f"{shown_figure(decision.cost):.1f}"
+    cost = local_number(shown_figure(decision.cost), 1)
 
     def height(move: Move) -> int:  # the stack the move builds (a whole stack moves)
         moving = next((len(stack) for stack in cells.values() if stack[-1] == move.card), 1)

@@ -23,12 +23,13 @@ from textual.screen import Screen
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ...common.i18n import t
+from ...common.i18n import local_number, t
 from ...common.untrusted import NAME_MAX, shown
 from ...engine.game import Game
 from ..widgets.cards import COVER_STYLE, MOVING_STYLE, card_lines, empty_lines
 from ..widgets.core import GridWidget
 from .. import places
+from ..words import bot_label
 from ..widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def cost_words(decision) -> str:
     """The cost as the marks read it: both figures to 0.1 point."""
     from ...players import review as rv
 
-    return f"{rv.shown_figure(decision.cost):.1f}\u00b1{rv.shown_figure(decision.stderr):.1f}"
+    return f"{local_number(rv.shown_figure(decision.cost), 1)}\u00b1{local_number(rv.shown_figure(decision.stderr), 1)}"
 
 
 def mark_words(mark: str | None) -> str:
@@ -243,10 +244,10 @@ class ReviewScreen(Screen):
                           *(f"R{i + 1}" for i in range(len(self.game.rounds))))
         for seat in result.seats:
             counts = seat.marks()
-            name = shown(seat.name, NAME_MAX) + ("" if seat.bot is None else f" ({shown(seat.bot, 12)})")
-            table.add_row(Text(name), f"{seat.total_cost:.1f}", f"{seat.mean_cost:.2f}",
+            name = shown(seat.name, NAME_MAX) + ("" if seat.bot is None else f" ({shown(bot_label(seat.bot), 12)})")
+            table.add_row(Text(name), local_number(seat.total_cost, 1), local_number(seat.mean_cost, 2),
                           f"{counts['inaccuracy']}/{counts['mistake']}/{counts['blunder']}",
-                          *(f"{c:.1f}" for c in seat.round_costs()), key=str(seat.seat))
+                          *(local_number(c, 1) for c in seat.round_costs()), key=str(seat.seat))
         table.move_cursor(row=self.seat)
         self.show_seat()
 
@@ -266,12 +267,14 @@ class ReviewScreen(Screen):
         table = self.query_one("#review-decisions")
         table.clear(columns=True)
         # The move played in words; the expert's best and the mark's reason are above the grid
-        # (the words are too long for three moves in one row at 80 columns).
-        table.add_columns(t("review.col.turn"), t("review.col.played"), t("review.col.cost"), t("review.col.mark"))
+        # (the words are too long for three moves in one row at 80 columns). The mark before the
+        # words: at 80 columns the cost, last, may be cut; the mark never is (the chart and the
+        # position above the grid give the cost too).
+        table.add_columns(t("review.col.turn"), t("review.col.mark"), t("review.col.played"), t("review.col.cost"))
         points = self.result.points if self.result is not None else {}
         for d in seat.decisions:
-            table.add_row(f"{d.round}.{d.flip}", move_words(points.get(d.place), d.played), cost_words(d),
-                          SYMBOLS.get(d.mark, ""))
+            table.add_row(f"{d.round}.{d.flip}", SYMBOLS.get(d.mark, ""), move_words(points.get(d.place), d.played),
+                          cost_words(d))
         if seat.decisions:
             first = next((i for i, d in enumerate(seat.decisions) if d.mark), 0)
             table.move_cursor(row=first)
@@ -332,7 +335,7 @@ class ReviewScreen(Screen):
         module opens this one (`v`), and the rooms allow no cycle."""
         from ...players import review as rv
 
-        thresholds = {name: f"{value:.1f}" for name, value in rv.THRESHOLDS}
+        thresholds = {name: local_number(value, 1) for name, value in rv.THRESHOLDS}
         sections = [(t("review.help.title"), t("review.help.text", z=f"{rv.Z:g}", **thresholds)),
                     (t("help.keys_title"), t("review.help.keys"))]
         self.app.push_screen(places.find("rules").screen(sections))
