@@ -112,3 +112,16 @@ def test_the_log_says_one_discarded_card_in_the_singular(lang, one):
 
     i18n.set_language(lang)
     assert one in discard_words(1, 8)
+
+
+@pytest.mark.parametrize("lang, rating, change, average", [
+    ("en", "29.4", "+0.0", "7.7"), ("de", "29,4", "+0,0", "7,7"), ("fr", "29,4", "+0,0", "7,7")])
+def test_ratings_and_averages_use_the_languages_decimal_sign(lang, rating, change, average):
+    """One way to write a figure on every screen: the hint, the review, the ratings and the
+    statistics all write 29,4 in German and French (and never -0.0)."""
+    from duckcover.app.words import rating_change, rating_number
+
+    i18n.set_language(lang)
+    assert rating_number(29.4) == rating and rating_number(-0.04) == rating.replace("29", "0").replace("4", "0")
+    assert rating_change(-0.04) == change and rating_change(1.25).startswith("+1")
+    assert i18n.local_number(7.66, 1) == average

@@ -35,15 +35,19 @@ def player_title(key: str, name: str | None = None) -> str:
 
 
 def rating_number(ordinal: float) -> str:
-    """A rating as every screen writes it: one decimal (and never "-0.0")."""
-    text = f"{ordinal:.1f}"
-    return "0.0" if text == "-0.0" else text
+    """A rating as every screen writes it: one decimal, the language's decimal sign (and never
+    "-0.0")."""
+    from ..common.i18n import local_number
+
+    return local_number(ordinal, 1)
 
 
 def rating_change(change: float) -> str:
     """How far a rating moved, signed, one decimal: a move too small to show is "+0.0", not "-0.0"."""
-    text = f"{change:+.1f}"
-    return "+0.0" if text == "-0.0" else text
+    from ..common.i18n import local_number
+
+    text = local_number(change, 1, signed=True)
+    return text if text[0] in "+-" else "+" + text
 
 
 def variant_label(name: str) -> str:

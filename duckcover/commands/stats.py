@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..app.words import player_title, rating_change, rating_number
-from ..common.i18n import LANGUAGES, detect, set_language, shown_name, t
+from ..common.i18n import LANGUAGES, detect, local_number, set_language, shown_name, t
 from ..common.untrusted import shown
 from ..saves.record import RecordError, read_file
 from ..saves.stats import StatsError, add_game, default_path, games, load, move_aside, ratings
@@ -118,7 +118,7 @@ def players_table(players, width: int | None = None):
 
     table = Table(title=t("stats.title"), title_justify="left")
     names = [player_title(p.key, p.name) for p in players]
-    rows = [(str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", f"{p.average:.1f}",
+    rows = [(str(p.games), str(p.wins), f"{p.win_rate * 100:.0f}%", local_number(p.average, 1),
              f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks)) for p in players]
     headings = [t(key) for key in ("stats.games", "stats.wins", "stats.win_rate", "stats.average",
                                    "stats.best_round", "stats.worst_round", "stats.single_stacks")]
@@ -177,7 +177,7 @@ def ratings_table(board):
     for standing, name in zip(board, names):
         rating = standing.rating
         table.add_row(
-            as_text(name), rating_number(rating.ordinal), f"{rating.mu:.1f}", f"{rating.sigma:.2f}",
+            as_text(name), rating_number(rating.ordinal), local_number(rating.mu, 1), local_number(rating.sigma, 2),
             str(standing.games), rating_change(standing.change()),
         )
     return table

@@ -101,7 +101,7 @@ class LobbyScreen(Screen):
         for rank, item in enumerate(rows, start=1):
             ordinal, games = item.get("ordinal"), item.get("games")
             values = {"rank": rank, "name": shown(item.get("name"), NAME_MAX),
-                      "ordinal": f"{ordinal:.1f}" if _number(ordinal) else "?"}
+                      "ordinal": rating_number(ordinal) if _number(ordinal) else "?"}
             text.append((tn("net.top_line", games, **values) if type(games) is int  # a peer's number, or "?"
                          else t("net.top_line", count="?", **values)) + "\n")
         if not rows:

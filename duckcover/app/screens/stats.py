@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ...common.i18n import t, tn
+from ...common.i18n import local_number, t, tn
 from ...common.untrusted import shown
 from .. import places
 from ..widgets.footer import KeyFooter
@@ -63,7 +63,7 @@ def players_table(players: list[stats.PlayerStats]) -> Table:
         table.add_column("\n".join(t(key).split()), justify="right")
     for p in players:
         table.add_row(Text(shown(player_title(p.key, p.name), NAME_WIDTH + 2)), str(p.games), str(p.wins),
-                      f"{p.average:.1f}", f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
+                      local_number(p.average, 1), f"{p.best_round:+d}", f"{p.worst_round:+d}", str(p.single_stacks))
     return table
 
 
@@ -118,7 +118,7 @@ def charts(players: list[stats.PlayerStats], standings: dict | None = None) -> T
     text = chart(t("stats.chart_wins"), [(name, p.wins, str(p.wins)) for name, p in zip(names, players)])
     text.append("\n")
     text.append_text(chart(t("statsview.chart_average"),
-                           [(name, p.average, f"{p.average:.1f}") for name, p in zip(names, players)]))
+                           [(name, p.average, local_number(p.average, 1)) for name, p in zip(names, players)]))
     rated = [(name, current_rating(p.key, standings or {})) for name, p in zip(names, players)]
     rated = sorted(((name, r) for name, r in rated if r is not None), key=lambda item: -item[1].ordinal)
     if rated:
