@@ -83,3 +83,19 @@ async def test_the_captain_pile_is_never_called_the_captain(tmp_path, lang, size
                 assert not re.search(rf"(^|\| ){captain}:? (-|\d)", line), line
         else:
             assert table.query_one(Heaps).faces[1][0] == i18n.t("table.pile_short")
+
+
+def test_a_tall_stack_keeps_its_space_and_every_fact():
+    """`B1●0x10` read as a glued word (issue 30): a grid's own cards give up the letter (its
+    title and colour say the family) before the number gives up its column; splashes and
+    height always stay."""
+    from duckcover.app.widgets.cards import line_text
+    from duckcover.engine.cards import Card
+
+    one, twelve = Card(family=1, number=1), Card(family=1, number=12)
+    assert line_text(one, 0, 10, "●", 7, home=1) == " 1●0x10"
+    assert line_text(twelve, 5, 10, "●", 7, home=1) == "12●5x10"  # it was cut to B12x10: splashes lost
+    assert line_text(one, 0, 2, "●", 7, home=1) == "B 1●0x2"  # room for everything: the letter stays
+    for width, card, splashes in ((6, one, 0), (6, twelve, 5)):
+        text = line_text(card, splashes, 2, "●", width, home=1)
+        assert text.strip().endswith(f"●{splashes}x2") and text[:2].strip() == str(card.number)

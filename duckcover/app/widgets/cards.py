@@ -107,13 +107,15 @@ def drops(splashes: int | None, glyph: str) -> str:
 def line_text(card: Card, splashes: int | None, height: int, drop: str, width: int = 7,
               home: int | None = None) -> str:
     """One line: `B12●3x2` (family, number, splashes, height of the stack). Narrower, the same
-    facts: the number unpadded, then, for a card of the grid's own family (`home`), without its
-    letter. Only when no whole form fits, a shorter one. `splashes` None: none to show (a round
-    that scores card numbers)."""
+    facts: for a card of the grid's own family (`home`), without its letter (the grid's title
+    and colour say it), then the number unpadded. The padding goes last, so the numbers of a
+    grid stay in one column (`B1●0x10` beside `B 5●2`, issue 30, read as a glued word; now
+    ` 1●0x10` beside ` 5●2`). Only when no whole form fits, a shorter one. `splashes` None:
+    none to show (a round that scores card numbers)."""
     letters = [family_letter(card.family)] + ([""] if card.family == home else [])
     score = f"{drop}{splashes}" if splashes is not None else ""
     height_text = f"x{height}" if height > 1 else ""
-    whole = [f"{letter}{card.number:{pad}}{score}{height_text}" for letter in letters for pad in (">2", "")]
+    whole = [f"{letter}{card.number:{pad}}{score}{height_text}" for pad in (">2", "") for letter in letters]
     cut = [f"{letters[-1]}{card.number:>2}{height_text}", f"{letters[-1]}{card.number:>2}{score}"]
     for text in (*whole, *cut):
         if len(text) <= width:
