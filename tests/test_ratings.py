@@ -381,6 +381,7 @@ def lines_of(widget) -> list[str]:
     return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
 
 
+@pytest.mark.keys  # an app, a whole game and a real server: the slow tier's
 async def test_the_numbers_a_newcomer_sees_for_one_bot_are_the_same_everywhere(tmp_path, capsys, monkeypatch):
     """One game against Medium, then: the set-up screen, Statistics (80x24 and 120x40),
     `stats --json` and a server's lobby all call that bot "Medium (greedy)" with one number."""

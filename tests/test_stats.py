@@ -402,6 +402,7 @@ def seats_by_row(players) -> int:
     return sum(p.games for p in players)
 
 
+@pytest.mark.keys  # the expert plays a game: the slow tier's
 def test_a_seat_name_two_levels_sat_under_is_two_players(db):
     for seed, level in ((1, "medium"), (2, "hard"), (3, "medium")):
         stats.add_game(game_against(level, seed))
@@ -427,6 +428,7 @@ def test_the_nameless_player_is_one_row_and_one_rating_in_every_language(db):
     assert stats.ratings(db)["name:You"].games == 3
 
 
+@pytest.mark.keys  # the expert plays a game: the slow tier's
 @pytest.mark.parametrize("era", ["before-ratings", "seats-in-any-language"])
 def test_an_older_database_reads_by_player_with_every_row_kept_and_the_file_untouched(db, era):
     """Databases written before this change: without the rating seats at all (keys come from the
