@@ -62,3 +62,24 @@ async def test_the_table_s_text_parts_are_redrawn_by_their_watchers_only_when_th
         assert own.seat == own.grid.seat == table.main_seat
         assert sorted(panel.seat for panel in table.seat_panels()) == sorted(before.values())
         assert [p.seat for p in table.query(".opponent")] == table.seat_order()[1:]
+
+
+async def test_textuals_own_scroll_to_still_works_on_a_grid(tmp_path):
+    """GridWidget's helper that keeps the cursor in view once overrode Textual's private
+    Widget._scroll_to by accident: grid.scroll_to(y=1, immediate=True) raised TypeError
+    (issue 29). It has a name of its own now."""
+    from duckcover.app.widgets.core import GridWidget
+    from textual.widget import Widget
+
+    assert GridWidget._scroll_to is Widget._scroll_to
+    app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=1, speed="instant", lang="en",
+                                data_dir=tmp_path, stats=False, save=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(20):
+            await step(pilot)
+            table = table_of(app)
+            if table is not None and table.query(GridWidget):
+                break
+        grid = table_of(app).query(GridWidget).first()
+        grid.scroll_to(y=1, immediate=True)  # raised TypeError while the override stood
+        await pilot.pause()

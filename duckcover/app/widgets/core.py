@@ -799,9 +799,9 @@ class GridWidget(KeptStyle, Widget):
         if regions:
             self.refresh(*regions)
         if new is not None and not self.fit:
-            self.call_after_refresh(self._scroll_to, new)
+            self.call_after_refresh(self.keep_cell_in_view, new)
 
-    def _scroll_to(self, cell: Cell) -> None:
+    def keep_cell_in_view(self, cell: Cell) -> None:
         """Keep the cursor on screen when the grid is larger than its scroll area."""
         target = self.cell_region(cell).translate(self.content_region.offset)
         for ancestor in self.ancestors:
