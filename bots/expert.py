@@ -130,14 +130,7 @@ class Rollouts:
                     moves[seat] = _new_tuple(Move, cover)
                     continue
                 card, origin = candidates[int(noise[k + 2] * len(candidates))]
-                cells = list(grid)
-                while True:  # a random empty side of a random other stack (one always exists)
-                    cell = cells[int(noise[k] * len(cells))]
-                    to = neighbours(cell)[int(noise[k + 1] * 4)]
-                    k = (k + 2) & MASK
-                    if cell != origin and to not in grid:
-                        moves[seat] = _new_tuple(Move, (card, to))
-                        break
+                moves[seat] = _new_tuple(Move, (card, self.duck(grid, origin, k)))
             elif phase is GIFT:
                 moves[seat] = _new_tuple(Move, (max(candidates, key=lambda c: values[c[0].number])[0], None))
             else:  # PLACE
@@ -145,9 +138,27 @@ class Rollouts:
                 moves[seat] = _new_tuple(Move, (candidates[0][0], targets[int(noise[k] * len(targets))]))
         return moves
 
+    def duck(self, grid, origin, k: int):
+        """Where a rollout's seat ducks the stack at `origin`: a random empty side of a random
+        other stack (one always exists), read from `noise` at `k` on."""
+        noise = self.noise
+        cells = list(grid)
+        while True:
+            cell = cells[int(noise[k] * len(cells))]
+            to = neighbours(cell)[int(noise[k + 1] * 4)]
+            k = (k + 2) & MASK
+            if cell != origin and to not in grid:
+                return to
 
-def shortlist(view, moves: list[Move]) -> list[Move]:
-    """Every cover, and the few ducks that land beside the costliest neighbours.
+
+def beside_the_costliest(near: list[int]) -> tuple:
+    """The expert's order of ducks, from the values of the other stacks the cell touches:
+    the costliest neighbour first, then their sum."""
+    return -max(near), -sum(near)
+
+
+def shortlist(view, moves: list[Move], rank=beside_the_costliest) -> list[Move]:
+    """Every cover, and the few ducks that land beside the costliest neighbours (first by `rank`).
 
     Rollout noise is large next to the gaps between moves, so the budget goes further on a
     short list; a duck's main worth is the cover it prepares for the card's next call.
@@ -164,7 +175,7 @@ def shortlist(view, moves: list[Move]) -> list[Move]:
             continue
         origin = origin_of[move.card]
         near = [value(cells[c][-1].number) for c in neighbours(move.to) if c in cells and c != origin]
-        ducks.append((-max(near), -sum(near), index, move))
+        ducks.append((*rank(near), index, move))
     ducks.sort()
     return covers + [move for *_, move in ducks[:MAX_DUCKS]]
 
@@ -173,6 +184,8 @@ class ExpertBot(Bot):
     name = "expert"
     version = "1"  # bump when its decisions change: ratings start it afresh
     description = "Looks ahead: Monte-Carlo rollouts of the rest of the round for every legal move."
+    rollouts = Rollouts  # the simulator of the rest of the round (a stronger bot may bring its own)
+    duck_rank = staticmethod(beside_the_costliest)  # which ducks the shortlist keeps (see shortlist)
 
     def choose(self, view):
         if not view.candidates:
@@ -181,7 +194,7 @@ class ExpertBot(Bot):
             return self._gift(view)
         if view.phase is Phase.PLACE:
             return self._place(view)
-        moves = shortlist(view, view.legal_moves())
+        moves = shortlist(view, view.legal_moves(), self.duck_rank)
         if len(moves) == 1:
             return moves[0]
         return self._search(view, moves)
@@ -233,7 +246,7 @@ class ExpertBot(Bot):
             return [Estimate(self._gift(view), math.nan, math.nan, 0.0, 0.0, 0)]
         if view.phase is Phase.PLACE:
             return [Estimate(self._place(view), math.nan, math.nan, 0.0, 0.0, 0)]
-        moves = shortlist(view, view.legal_moves()) if moves is None else list(dict.fromkeys(moves))
+        moves = shortlist(view, view.legal_moves(), self.duck_rank) if moves is None else list(dict.fromkeys(moves))
         if follow is not None and follow not in moves:
             moves.append(follow)
         rng = self.rng if key is None else random.Random(key)
@@ -265,7 +278,7 @@ class ExpertBot(Bot):
         `follow` (an index) stays in the race until its gap is known to `precision` points."""
         budget = max(len(moves), self.budget if self.budget is not None else DEFAULT_BUDGET)
         step_cap = budget * STEPS_PER_ROLLOUT if steps is None else steps
-        sim = Rollouts(view, [rng.getrandbits(62) for _ in range(budget)])
+        sim = self.rollouts(view, [rng.getrandbits(62) for _ in range(budget)])
         results: list[list[float]] = [[] for _ in moves]  # per move, per sample: lower is better
         alive = list(range(len(moves)))
         done = rollouts = 0  # samples every live move has played; rollouts in all
