@@ -102,11 +102,11 @@ def _arg(index: int) -> int:
 # can only be aimed at someone else (another process's memory, signals, limits or scheduling)
 # kills the bot (SIGSYS): the Referee names it.
 ALLOW, KILL, EPERM, ENOSYS = "allow", "kill", "eperm", "enosys"
-SELF = ("self",)  # marks an argument that must name this process: 0 or its own pid
 
 # The allow-list: (system call, rule, which part of the interpreter needs it). A rule is ALLOW,
 # KILL, ("pid", arg, else) - allowed when argument `arg` is 0 or the bot's own pid -,
-# ("own", arg, else) - only its own pid -, ("priority", else) - PRIO_PROCESS of itself -,
+# ("own", arg, else) - only its own pid -, ("priority", which, else) - `which` (PRIO_PROCESS,
+# IOPRIO_WHO_PROCESS) of 0 or itself -,
 # ("thread",) - clone of a thread -, ("cases", arg, {value: verdict}, default), or ENOSYS.
 # tests/test_bot_confinement.py keeps it short and every entry explained.
 POLICY: tuple[tuple[str, object, str], ...] = (
