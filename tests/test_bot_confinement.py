@@ -270,16 +270,6 @@ ATTACKS = {
         attempt("io_uring", lambda: libc_call("syscall", OTHER_CALLS["io_uring_setup"], 8, params))
     """),
     # Floods and garbage on the pipe
-    "thread_flood": ("threads (at most", """
-        import threading
-        threading.stack_size(32768)
-        for _ in range(3000):
-            try:
-                threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
-            except RuntimeError:  # a limit of the system's (CI's pids cap) came first: hold what it has
-                break
-        time.sleep(1)  # the game counts a bot's threads while it waits for its answer
-    """),
     "deep_answer": ("not a protocol answer", """
         os.write(answers_fd(), b"[" * 5000 + b"\\n")
     """),
@@ -503,6 +493,39 @@ def test_the_save_and_the_data_directory_stay_closed_even_beside_the_bot(tmp_pat
     assert "save denied 13" in output and "games denied 13" in output and "folder denied 13" in output
     assert "own file ok True" in output
     assert "987654321987654321" not in output
+
+
+THREAD_FLOOD = """
+        import threading
+        threading.stack_size(32768)
+        started = 0
+        for _ in range(3000):
+            try:
+                threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+                started += 1
+            except RuntimeError:  # a limit of the system's came first (the address-space cap)
+                break
+        print("threads", started)
+        if started > 64:
+            time.sleep(1)  # the game counts a bot's threads while it waits for its answer
+"""
+
+
+@needs_walls
+def test_a_thread_flood_is_stopped_at_the_bound_and_named(tmp_path, passive_game):
+    """3,000 threads asked for: past MAX_THREADS the game stops the bot and names it; where the
+    system's own limits (1 GiB of address space: glibc gives threads arenas of their own) stop
+    the flood below the bound first, the bot plays on. Either way nothing of it is left."""
+    import re
+
+    from duckcover.players.sandbox import MAX_THREADS
+
+    game, referee, output, process = run_attack(tmp_path, attack_source(THREAD_FLOOD))
+    started = re.search(r"threads (\d+)", output)
+    if started is None or int(started.group(1)) > MAX_THREADS:
+        assert f"threads (at most {MAX_THREADS})" in referee.failures[0], referee.failures
+    assert game.over and moves_of(game) == passive_game
+    assert processes_of(process.pids) == []
 
 
 # --- the player's files, environment and kernel objects (issue 28) --------------------------------
