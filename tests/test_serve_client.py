@@ -12,7 +12,7 @@ from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTable, WaitingScreen
 from duckcover.app.screens.core import RoundEndScreen
 from duckcover.app.table.screen import TableScreen
-from duckcover.app.widgets.paint import LinePainter
+from duckcover.app.render.paint import LinePainter
 from duckcover.common import i18n
 from duckcover.net.server import Identity, TableServer
 
@@ -201,7 +201,7 @@ async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_fir
     """Over SSH every frame is a write for every onlooker of a reveal (and was a compositor pass
     each). Everything the reveal changes (the grids, the seat titles, the log and the status line
     that says nobody is thinking any more) is drawn in the reveal's first frame, as lines
-    (widgets/paint.py), not by Textual's compositor: widgets that told their screen one by one,
+    (render/paint.py), not by Textual's compositor: widgets that told their screen one by one,
     and the server's status after the reveal, had spread it over two or three. (What the step
     after the reveal changes, such as the Captain's flip prompt, may follow in a frame of its
     own.)"""
