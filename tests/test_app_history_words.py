@@ -14,7 +14,8 @@ from duckcover.app.screens.replay import build_timeline, story_lines
 from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.engine import Phase
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 
 from test_serve_client import press_what_is_asked
 from test_serve_client import settle as settle_clients

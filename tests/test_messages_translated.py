@@ -18,7 +18,8 @@ from duckcover.app.screens.games import GamesScreen
 from duckcover.app.words import coded_text, error_text, peer_refusal_text
 from duckcover.common import i18n
 from duckcover.common.i18n import LANGUAGES, catalogue
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from duckcover.saves import storage
 from duckcover.saves.record import RecordError, replay
 from helpers import STANDARD, run_replay, write_json

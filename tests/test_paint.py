@@ -21,7 +21,8 @@ from duckcover.app.table.screen import TableScreen
 from duckcover.app.widgets.core import KeptStyle, KeyBar, StaticLines, TableLog
 from duckcover.app.render.paint import LinePainter, LinesUpdate
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from test_lean_output import screen_after
 from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 

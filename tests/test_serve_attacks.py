@@ -29,7 +29,8 @@ from duckcover.common import i18n
 from duckcover.net import sshfront
 from duckcover.net.admission import (GUESS_FORGET_AFTER, GUESS_MAX_WAIT, TABLES_PER_NETWORK, CodeGuesses,
                                      network_of)
-from duckcover.net.server import CODE_PREFIX, MAX_TABLES, TABLES_PER_NAME, Identity, TableServer, login_identity
+from duckcover.net.server import MAX_TABLES, TABLES_PER_NAME, TableServer
+from duckcover.net.sessions import CODE_PREFIX, Identity, login_identity
 from duckcover.net.sshfront import (CLIENT_ADDRESS_SPACE, MAX_COLUMNS, MAX_ROWS, clamped_size, safe_term,
                                     source_of, visible_name)
 

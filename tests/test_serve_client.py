@@ -14,7 +14,8 @@ from duckcover.app.screens.core import RoundEndScreen
 from duckcover.app.table.screen import TableScreen
 from duckcover.app.render.paint import LinePainter
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 
 SIZE = (80, 24)
 

@@ -10,7 +10,8 @@ import pytest
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, WaitingScreen
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from duckcover.saves import stats
 from duckcover.saves.ratings import RatedGame, account_key
 

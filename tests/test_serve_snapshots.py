@@ -15,7 +15,8 @@ import duckcover.app as app_module
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import RemoteApp
 from duckcover.engine import Game, Rules
-from duckcover.net.server import Seat, Table
+from duckcover.net.sessions import Seat
+from duckcover.net.table_host import Table
 
 SIZES = [(80, 24), (120, 40)]
 TABLES = [

@@ -10,7 +10,8 @@ import pytest
 
 from duckcover.engine import flip_name
 from duckcover.net import protocol as p
-from duckcover.net.server import TableServer, login_identity
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import login_identity
 from duckcover.saves import stats, storage
 from duckcover.saves.record import replay
 

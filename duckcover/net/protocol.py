@@ -11,8 +11,10 @@ import asyncio
 import json
 from typing import Any
 
+from ..common.untrusted import LABEL_MAX, shown
 from ..engine.codec import decode_move, encode_move
 from ..engine.errors import ParseError
+from ..saves.record import reason_of
 
 VERSION = 1
 CLIENT_LINE_MAX = 4 * 1024  # a client's message is a few dozen bytes; 4 KiB is generous
@@ -74,3 +76,14 @@ def move_from_json(data: object, seat: int, players: int):
         return decode_move(data, seat, players)
     except ParseError as err:
         raise ProtocolError(str(err)) from None
+
+
+def refusal_fields(err: object) -> dict:
+    """A refusal as a guest is sent it: the English `text`, and where it has one its `code`
+    and values, for the guest's app to say it in its player's language (docs/protocol.md)."""
+    reason = reason_of(err) if isinstance(err, Exception) else err
+    fields: dict[str, Any] = {"text": shown(str(err), LABEL_MAX * 2)}
+    code = getattr(reason, "code", None)
+    if code:
+        fields.update(code=code, params={key: list(v) if isinstance(v, tuple) else v for key, v in reason.params.items()})
+    return fields
