@@ -93,7 +93,7 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
                 await press_what_is_asked(ann_app, pilot)
             await pilot.pause(0.02)
         assert ben_chosen_ann_to_choose()
-        assert "your_move" not in table.snapshot(ANN) and "your_move" not in table.snapshot(None)
+        assert table.snapshot(ANN).your_move is None and table.snapshot(None).your_move is None
         # Ben has no key: he comes back with the return code his seat was given (serve's rule).
         ben_app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
                             server.issue_token(table.seats[BEN].owner))

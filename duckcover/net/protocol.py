@@ -388,20 +388,26 @@ class Welcome(Message):
     name: str
 
 
-@server_message("error")
 @dataclass(frozen=True)
-class Error(Message):
+class Refused(Message):
+    """Why: the English `text`, and a `code` with its `params` for the guest's language
+    (refusal_fields makes them from a refusal)."""
+
     text: str
     code: str | None = optional()
     params: JSON_OBJECT | None = optional()
+
+
+@server_message("error")
+@dataclass(frozen=True)
+class Error(Refused):
+    """A message refused; the connection stays (unless the line was no message at all)."""
 
 
 @server_message("bye")
 @dataclass(frozen=True)
-class Bye(Message):
-    text: str
-    code: str | None = optional()
-    params: JSON_OBJECT | None = optional()
+class Bye(Refused):
+    """The server is stopping, or the watched table was abandoned."""
 
 
 @server_message("lobby")
