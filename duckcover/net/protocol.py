@@ -72,12 +72,6 @@ async def read_line(reader: asyncio.StreamReader, limit: int) -> bytes | None:
     return line
 
 
-async def read_message(reader: asyncio.StreamReader, allowed: frozenset[str], limit: int) -> dict | None:
-    """The next message as its JSON object, or None at the end of the stream. ProtocolError on a bad line."""
-    line = await read_line(reader, limit)
-    return None if line is None else decode(line, allowed, limit)
-
-
 async def receive(reader: asyncio.StreamReader, registry: dict[str, type[Message]],
                   limit: int) -> Message | None:
     """The next message of `registry`, or None at the end of the stream. ProtocolError on a
