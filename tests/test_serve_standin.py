@@ -11,6 +11,7 @@ from duckcover.app.remote import LobbyScreen, RemoteApp
 from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.engine import CHOOSING
+from duckcover.net import protocol as p
 from duckcover.net.records import record_of
 from duckcover.net.server import TableServer
 from duckcover.net.sessions import Identity
@@ -42,7 +43,7 @@ def client(server, name: str) -> RemoteApp:
 async def ann_and_ben_then_ben_leaves(server, ann_app, pilot):
     """Ann opens a two-seat table, Ben joins over the protocol and drops; returns the table."""
     await settle([pilot], lambda: isinstance(ann_app.screen, LobbyScreen))
-    ann_app.send("create", seats=["human", "human"], seed=4, name="t")
+    ann_app.send(p.Create(seats=("human", "human"), seed=4, name="t"))
     await settle([pilot], lambda: server.tables)
     table = next(iter(server.tables.values()))
     ben = await ProtocolClient.connect(server.sock, server.issue_token(Identity("ben")))
@@ -93,7 +94,7 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
                 await press_what_is_asked(ann_app, pilot)
             await pilot.pause(0.02)
         assert ben_chosen_ann_to_choose()
-        assert "your_move" not in table.snapshot(ANN) and "your_move" not in table.snapshot(None)
+        assert table.snapshot(ANN).your_move is None and table.snapshot(None).your_move is None
         # Ben has no key: he comes back with the return code his seat was given (serve's rule).
         ben_app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
                             server.issue_token(table.seats[BEN].owner))

@@ -132,7 +132,7 @@ async def test_a_wrong_token_or_a_broken_line_ends_that_connection_only(server):
     seated = await client.until("seated")
     name = seated["record"]["players"][0]["name"] if seated.get("record") else table_name(server)
     assert "\x1b" not in name and "\x07" not in name
-    assert "\x1b" not in json.dumps(server.lobby())
+    assert "\x1b" not in json.dumps(p.to_json(server.lobby()))
 
 
 def table_name(server) -> str:

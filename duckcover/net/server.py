@@ -98,7 +98,7 @@ class TableServer(Sessions, Persistence, Standings):
 
         table.close()
         for watcher in list(table.watchers):
-            watcher.send("bye", **refusal_fields(Refusal("table-abandoned", "this table was abandoned")))
+            watcher.send(p.Bye(**refusal_fields(Refusal("table-abandoned", "this table was abandoned"))))
             watcher.writer.close()
         if table.game is not None and not table.game.over:
             stamp = datetime.now(timezone.utc).strftime(STAMP)
@@ -118,7 +118,7 @@ class TableServer(Sessions, Persistence, Standings):
         if self.server is not None:
             self.server.close()
         for client in list(self.clients):
-            client.send("bye", **refusal_fields(Refusal("server-stopping", "the server is stopping")))
+            client.send(p.Bye(**refusal_fields(Refusal("server-stopping", "the server is stopping"))))
             client.writer.close()
         for table in self.tables.values():
             table.close()
@@ -146,35 +146,39 @@ class TableServer(Sessions, Persistence, Standings):
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = None
         try:
-            hello = await asyncio.wait_for(
-                p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX), timeout=10)
-            token = hello.get("token") if hello and hello["type"] == "hello" else None
+            try:
+                hello = await asyncio.wait_for(p.receive(reader, p.CLIENT_MESSAGES, p.CLIENT_LINE_MAX), timeout=10)
+            except p.FieldError:
+                hello = None  # not a hello this server can read: no token
             # Single-use: the session's client greets once; a copy of its token is worth nothing.
-            login = self.tokens.pop(token, None) if isinstance(token, str) else None
+            login = self.tokens.pop(hello.token, None) if isinstance(hello, p.Hello) else None
             if login is None:
-                writer.write(p.encode("error", **refusal_fields(Refusal("unknown-token", "unknown token"))))
+                writer.write(p.encode_message(p.Error(**refusal_fields(Refusal("unknown-token", "unknown token")))))
                 return
             identity = login.identity
             client = Client(identity, writer, network=login.network)
             self.clients.add(client)
-            client.send("welcome", name=shown(identity.user, NAME_MAX))
-            client.send("top", players=self.top_ten(), levels=self.level_ratings())
+            client.send(p.Welcome(name=shown(identity.user, NAME_MAX)))
+            client.send(p.Top(players=self.top_ten(), levels=self.level_ratings()))
             if not self.rejoin(client):
-                client.send("lobby", tables=self.lobby())
+                client.send(p.Lobby(tables=self.lobby()))
                 self.tell_the_way_back(client)
             while True:
                 try:
-                    message = await p.read_message(reader, p.CLIENT_TYPES, p.CLIENT_LINE_MAX)
+                    message = await p.receive(reader, p.CLIENT_MESSAGES, p.CLIENT_LINE_MAX)
+                except p.FieldError as err:  # a message it knows, with wrong fields: refused, read on
+                    client.send(p.Error(**refusal_fields(err)))
+                    continue
                 except p.ProtocolError as err:
-                    client.send("error", text=str(err))
+                    client.send(p.Error(text=str(err)))
                     break  # a peer that breaks the framing is not read any further
                 if message is None:
                     break
                 try:
                     self.dispatch(client, message)
                 except Exception as err:  # noqa: BLE001 - a bug must not end this player's session
-                    self.problem(f"internal error on {message['type']!r}: {type(err).__name__}: {err}")
-                    client.send("error", **refusal_fields(Refusal("internal-error", "internal error: the host has the details")))
+                    self.problem(f"internal error on {message.TYPE!r}: {type(err).__name__}: {err}")
+                    client.send(p.Error(**refusal_fields(Refusal("internal-error", "internal error: the host has the details"))))
         except (p.ProtocolError, asyncio.TimeoutError, ConnectionError):
             pass
         except asyncio.CancelledError:
@@ -186,50 +190,50 @@ class TableServer(Sessions, Persistence, Standings):
                     client.table.leave(client)
             writer.close()
 
-    def dispatch(self, client: Client, message: dict) -> None:
-        kind = message["type"]
+    def dispatch(self, client: Client, message: p.Message) -> None:
         table = client.table
         try:
-            if kind in ("create", "join", "watch") and table is not None:
+            if isinstance(message, (p.Create, p.Join, p.Watch)) and table is not None:
                 raise ValueError(Refusal("leave-table-first", "leave your table first"))
-            if kind == "lobby":
-                client.send("lobby", tables=self.lobby())
-            elif kind == "create":
-                self.create(client, message)
-            elif kind == "join":
-                self.join(client, message)
-            elif kind == "watch":
-                self.watch(client, message)
-            elif kind == "leave":
-                if table is not None:
-                    table.leave(client)
-                client.send("left")
-                client.send("lobby", tables=self.lobby())
-            elif kind == "sync":
-                if table is not None:
-                    client.send("seated", **table.snapshot(client.seat))
-            elif kind in ("flip", "choose") and (table is None or client.seat is None or table.game is None):
+            if isinstance(message, (p.Flip, p.Choose)) and (table is None or client.seat is None or table.game is None):
                 raise ValueError(Refusal("no-seat", "you have no seat"))
-            elif kind == "flip":
-                if table.game.phase is not Phase.FLIP or table.game.captain != client.seat:
-                    raise ValueError(Refusal("only-captain-flips", "only the Captain flips, once a turn"))
-                table.flip()
-            elif kind == "choose":
-                move = p.move_from_json(message.get("move"), client.seat, table.game.n)
-                problem = table.choose(client.seat, move)
-                if problem:
-                    raise ValueError(problem)
-            elif kind == "hello":
-                raise ValueError(Refusal("already-greeted", "already greeted"))
+            match message:
+                case p.AskLobby():
+                    client.send(p.Lobby(tables=self.lobby()))
+                case p.Create():
+                    self.create(client, message)
+                case p.Join():
+                    self.join(client, message)
+                case p.Watch():
+                    self.watch(client, message)
+                case p.Leave():
+                    if table is not None:
+                        table.leave(client)
+                    client.send(p.Left())
+                    client.send(p.Lobby(tables=self.lobby()))
+                case p.Sync():
+                    if table is not None:
+                        client.send(table.snapshot(client.seat))
+                case p.Flip():
+                    if table.game.phase is not Phase.FLIP or table.game.captain != client.seat:
+                        raise ValueError(Refusal("only-captain-flips", "only the Captain flips, once a turn"))
+                    table.flip()
+                case p.Choose():
+                    move = p.move_from_json(message.move, client.seat, table.game.n)
+                    problem = table.choose(client.seat, move)
+                    if problem:
+                        raise ValueError(problem)
+                case p.Hello():
+                    raise ValueError(Refusal("already-greeted", "already greeted"))
         except (ValueError, DuckError) as err:
-            client.send("error", **refusal_fields(err))
+            client.send(p.Error(**refusal_fields(err)))
 
-    def lobby(self) -> list[dict]:
+    def lobby(self) -> tuple[p.TableSummary, ...]:
         # A finished table stays listed while someone is still looking at it.
-        return [table.summary() for table in self.tables.values()
-                if table.state() != "over" or table.everyone()]
+        return tuple(table.summary() for table in self.tables.values()
+                     if table.state() != "over" or table.everyone())
 
-    def create(self, client: Client, message: dict) -> None:
+    def create(self, client: Client, message: p.Create) -> None:
         if len([t for t in self.tables.values() if t.state() != "over"]) >= MAX_TABLES:
             raise ValueError(Refusal("server-tables-full", "the server has as many tables as it takes"))
         user = client.identity.user
@@ -245,8 +249,8 @@ class TableServer(Sessions, Persistence, Standings):
             raise ValueError(Refusal("tables-per-network",
                                      f"your network has opened {TABLES_PER_NETWORK} unfinished tables, the most it may; "
                                      "join one of them or wait for one to end", count=TABLES_PER_NETWORK))
-        seats_in = message.get("seats")
-        if not isinstance(seats_in, list) or not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
+        seats_in = message.seats  # (its type, and every field's, the protocol checked)
+        if not MIN_SEATS <= len(seats_in) <= MAX_SEATS:
             raise ValueError(Refusal("seat-count", f"a table has {MIN_SEATS}-{MAX_SEATS} seats", low=MIN_SEATS, high=MAX_SEATS))
         seats = []
         bot_names = iter(difficulty.BOT_NAMES)
@@ -260,24 +264,21 @@ class TableServer(Sessions, Persistence, Standings):
                                          known=", ".join(DIFFICULTIES)))
         if not any(s.human for s in seats):
             raise ValueError(Refusal("needs-your-seat", "a table needs a seat for you"))
-        variants = message.get("variants", [])
-        if not isinstance(variants, list) or any(v not in APP_VARIANTS for v in variants):
+        variants = list(message.variants)
+        if any(v not in APP_VARIANTS for v in variants):
             raise ValueError(Refusal("variant-not-offered", "unknown variant"))
-        options = message.get("options", {})
-        if not isinstance(options, dict) or not set(options) <= {"max_by", "captain", "variant_rounds"}:
+        options = message.options or {}
+        if not set(options) <= {"max_by", "captain", "variant_rounds"}:
             raise ValueError(Refusal("table-options", "options are max_by, captain and variant_rounds"))
         try:
             rules = read_rules({"rules": {"variants": variants, **options}})
             rules.check_players(len(seats))
         except (RecordError, DuckError, TypeError) as err:
             raise ValueError(reason_of(err)) from None
-        seed = message.get("seed")
-        if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
+        seed, rated = message.seed, message.rated
+        if seed is not None and not 0 <= seed < 2**63:
             raise ValueError(Refusal("seed-not-whole", "the seed is a whole number"))
-        rated = message.get("rated", True)
-        if type(rated) is not bool:
-            raise ValueError(Refusal("rated-not-bool", "rated is true or false"))
-        name = shown(message.get("name") or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
+        name = shown(message.name or "", LABEL_MAX // 2) or f"{shown(client.identity.user, NAME_MAX)}'s table"
         table = Table(secrets.token_hex(4), name, seats, rules,
                       seed if seed is not None else new_seed(), self,
                       rated=rated and seed is None,  # a chosen seed could be a rehearsed deal
@@ -287,8 +288,8 @@ class TableServer(Sessions, Persistence, Standings):
         table.sit(client, 0 if seats[0].human else table.free_seats()[0])
         self.lobby_changed()
 
-    def join(self, client: Client, message: dict) -> None:
-        table = self.tables.get(message.get("table"))
+    def join(self, client: Client, message: p.Join) -> None:
+        table = self.tables.get(message.table)
         if table is None:
             raise ValueError(Refusal("no-such-table", "no such table"))
         if table.state() == "over":
@@ -296,7 +297,7 @@ class TableServer(Sessions, Persistence, Standings):
         seat = table.seat_of(client.identity)
         if seat is None:
             free = table.free_seats()
-            wanted = message.get("seat")
+            wanted = message.seat
             if not free:
                 if any(s.owner is not None and s.owner.user == client.identity.user and s.client is None
                        for s in table.seats):
@@ -311,13 +312,13 @@ class TableServer(Sessions, Persistence, Standings):
         table.sit(client, seat)
         self.lobby_changed()
 
-    def watch(self, client: Client, message: dict) -> None:
-        table = self.tables.get(message.get("table"))
+    def watch(self, client: Client, message: p.Watch) -> None:
+        table = self.tables.get(message.table)
         if table is None:
             raise ValueError(Refusal("no-such-table", "no such table"))
         table.watchers.add(client)
         client.table, client.seat = table, None
-        client.send("seated", **table.snapshot(None))
+        client.send(table.snapshot(None))
         table.tell_fixed_deal([client])
 
     def drop(self, table: Table) -> None:
@@ -329,4 +330,4 @@ class TableServer(Sessions, Persistence, Standings):
         tables = self.lobby()
         for client in self.clients:
             if client.table is None:
-                client.send("lobby", tables=tables)
+                client.send(p.Lobby(tables=tables))

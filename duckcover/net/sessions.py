@@ -12,7 +12,7 @@ import asyncio
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..common.untrusted import NAME_MAX, shown
 from . import protocol as p
@@ -78,14 +78,14 @@ class Client:
     table: "Table | None" = None  # table_host.Table (named, not imported: it imports this module)
     seat: int | None = None
 
-    def send(self, kind: str, **fields: Any) -> None:
+    def send(self, message: p.Message) -> None:
         if self.writer.is_closing():
             return
         transport = self.writer.transport
         if transport.get_write_buffer_size() > SEND_BUFFER_MAX:
             self.writer.close()  # it stopped reading: drop it rather than hold the table's memory
             return
-        self.writer.write(p.encode(kind, **fields))
+        self.writer.write(p.encode_message(message))
 
 
 class Sessions:
@@ -132,13 +132,13 @@ class Sessions:
         if identity.key is not None and identity.key.startswith(CODE_PREFIX) and not self.holds_seat(identity):
             login = f"{shown(identity.user, NAME_MAX)}+{identity.key.removeprefix(CODE_PREFIX)}"
             client.identity = Identity(identity.user, None)
-            client.send("note", key="wrong-code", name=shown(identity.user, NAME_MAX), login=login)
+            client.send(p.Note(key="wrong-code", name=shown(identity.user, NAME_MAX), login=login))
         waiting = self.waiting_seat(client.identity)
         if waiting is not None:
             table, seat = waiting
             coded = seat.owner.key is not None and seat.owner.key.startswith(CODE_PREFIX)
-            client.send("note", key="seat-waits" if coded else "seat-waits-key",
-                        name=shown(identity.user, NAME_MAX), table=table.name)
+            client.send(p.Note(key="seat-waits" if coded else "seat-waits-key",
+                               name=shown(identity.user, NAME_MAX), table=table.name))
 
     def rejoin(self, client: Client) -> bool:
         """A player with a seat at an unfinished table goes straight back to it."""

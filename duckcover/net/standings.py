@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..common.untrusted import NAME_MAX, shown
 from ..players import difficulty
+from . import protocol as p
 from .records import rated_account
 from .sessions import Seat
 
@@ -36,23 +37,23 @@ class Standings:
         rate_game(model(), self.standings, RatedGame(-1, tuple(keys), ranks(outcome.totals, outcome.winners)))
         table.send_status()  # the new ordinals beside the names
         for client in self.clients:
-            client.send("top", players=self.top_ten(), levels=self.level_ratings())
+            client.send(p.Top(players=self.top_ten(), levels=self.level_ratings()))
 
-    def top_ten(self) -> list[dict]:
+    def top_ten(self) -> tuple[p.TopPlayer, ...]:
         """The server's ten best rated people (bots are rated too, but not listed here)."""
         from ..saves.ratings import leaderboard
 
-        return [{"name": shown(s.label, NAME_MAX), "ordinal": round(s.rating.ordinal, 2), "games": s.games}
-                for s in leaderboard(self.standings, kinds=("account", "human"))[:10]]
+        return tuple(p.TopPlayer(name=shown(s.label, NAME_MAX), ordinal=round(s.rating.ordinal, 2), games=s.games)
+                     for s in leaderboard(self.standings, kinds=("account", "human"))[:10])
 
-    def level_ratings(self) -> list[dict]:
+    def level_ratings(self) -> tuple[p.LevelRating, ...]:
         """Each difficulty's rating on this server: its bot's published rating moved by the games
         played here (the number a guest's lobby and new-table screen show beside the level)."""
         from ..players.plugins import bot_identity
         from ..saves.ratings import bot_rating
 
-        return [{"level": level, "ordinal": round(bot_rating(*bot_identity(bot), self.standings).ordinal, 2)}
-                for level, bot in difficulty.DIFFICULTIES.items()]
+        return tuple(p.LevelRating(level=level, ordinal=round(bot_rating(*bot_identity(bot), self.standings).ordinal, 2))
+                     for level, bot in difficulty.DIFFICULTIES.items())
 
     def ordinal(self, seat: Seat) -> float | None:
         """A seat's rating on this server, as the conservative ordinal (a measured bot not yet

@@ -72,7 +72,7 @@ class Table:
     def on_turn_event(self, event: Event) -> None:
         """What the players are told of the turn, as it happens."""
         if isinstance(event, Flipped):
-            self.broadcast("flip", codes=list(event.codes))
+            self.broadcast(p.Flipped(codes=tuple(event.codes)))
         elif isinstance(event, Chosen):
             if event.by == BY_TIME:
                 self.note("time", event.seat)
@@ -81,7 +81,7 @@ class Table:
             else:
                 self.send_status()
         elif isinstance(event, Revealed):
-            self.broadcast("reveal", moves=[p.move_to_json(m) for m in event.moves], standins=event.standins)
+            self.broadcast(p.Reveal(moves=tuple(p.move_to_json(m) for m in event.moves), standins=tuple(event.standins)))
 
     @property
     def views(self) -> dict:  # seat -> the PlayerView fixed when the choice opened
@@ -106,20 +106,20 @@ class Table:
     def names(self) -> list[str]:
         return [seat.name or "?" for seat in self.seats]
 
-    def summary(self) -> dict:
+    def summary(self) -> p.TableSummary:
         humans = sum(1 for s in self.seats if s.human)
         taken = sum(1 for s in self.seats if s.name is not None)
-        return {"id": self.id, "name": self.name, "seats": len(self.seats), "taken": taken,
-                "humans": humans, "bots": len(self.seats) - humans,
-                "variants": variant_labels(self.rules), "state": self.state(),
-                "free": self.free_seats(), "rated": self.rated, **({"seed": self.seed} if self.fixed else {})}
+        return p.TableSummary(id=self.id, name=self.name, seats=len(self.seats), taken=taken,
+                              humans=humans, bots=len(self.seats) - humans,
+                              variants=tuple(variant_labels(self.rules)), state=self.state(),
+                              free=tuple(self.free_seats()), rated=self.rated, seed=self.seed if self.fixed else None)
 
-    def seats_json(self) -> list[dict]:
+    def seats_json(self) -> tuple[p.SeatInfo, ...]:
         now = time.monotonic()
-        return [{"name": s.name, "kind": s.kind, "bot": s.bot,
-                 "connected": (not s.human) or s.client is not None,
-                 "standin": self.standin(i, now), "ordinal": self.server.ordinal(s)}
-                for i, s in enumerate(self.seats)]
+        return tuple(p.SeatInfo(name=s.name, kind=s.kind, bot=s.bot,
+                                connected=(not s.human) or s.client is not None,
+                                standin=self.standin(i, now), ordinal=self.server.ordinal(s))
+                     for i, s in enumerate(self.seats))
 
     def anyone_here(self) -> bool:
         return any(s.client is not None for s in self.seats if s.human)
@@ -135,9 +135,9 @@ class Table:
     def everyone(self) -> list[Client]:
         return [s.client for s in self.seats if s.client is not None] + list(self.watchers)
 
-    def broadcast(self, kind: str, **fields: Any) -> None:
+    def broadcast(self, message: p.Message) -> None:
         for client in self.everyone():
-            client.send(kind, **fields)
+            client.send(message)
 
     # --- the public table ---------------------------------------------------------------
     def public_record(self) -> dict:
@@ -151,31 +151,30 @@ class Table:
             entry.pop("reshuffles", None)
         return record
 
-    def snapshot(self, seat: int | None) -> dict:
-        data: dict[str, Any] = {"table": self.summary(), "seat": seat, "players": self.seats_json()}
+    def snapshot(self, seat: int | None) -> p.Seated:
+        data: dict[str, Any] = {}
         if self.game is not None:
             game = self.game
             data["record"] = self.public_record()
             if game.phase in CHOOSING:
-                data["pending_flips"] = list(game.flips)
+                data["pending_flips"] = tuple(game.flips)
                 if seat is not None and self.chosen.get(seat) is not None:  # chosen while away: shown to him only
                     data["your_move"] = p.move_to_json(self.chosen[seat])
                 if self.turns.gifts is not None:
-                    data["pending_gifts"] = [p.move_to_json(m) for m in self.turns.gifts]
-        data["status"] = self.status()
-        return data
+                    data["pending_gifts"] = tuple(p.move_to_json(m) for m in self.turns.gifts)
+        return p.Seated(table=self.summary(), seat=seat, players=self.seats_json(), status=self.status(), **data)
 
-    def status(self) -> dict:
+    def status(self) -> p.Status:
         waiting = self.turns.waiting() if self.turns else []
         left = None if self.deadline is None else max(0, round(self.deadline - time.monotonic()))
-        return {"chosen": sorted(self.chosen), "thinking": sorted(waiting), "seconds": left,
-                "players": self.seats_json()}
+        return p.Status(chosen=tuple(sorted(self.chosen)), thinking=tuple(sorted(waiting)), seconds=left,
+                        players=self.seats_json())
 
     def send_status(self) -> None:
-        self.broadcast("status", **self.status())
+        self.broadcast(self.status())
 
     def note(self, key: str, seat: int) -> None:
-        self.broadcast("note", key=key, name=self.seats[seat].name)
+        self.broadcast(p.Note(key=key, name=self.seats[seat].name))
 
     # --- the flow -----------------------------------------------------------------------
     def start_game(self) -> None:
@@ -184,10 +183,10 @@ class Table:
         self.server.save(self)
         for i, seat in enumerate(self.seats):
             if seat.client is not None:
-                seat.client.send("seated", **self.snapshot(i))
+                seat.client.send(self.snapshot(i))
                 self.tell_how_to_return(seat.client, i)
         for watcher in self.watchers:
-            watcher.send("seated", **self.snapshot(None))
+            watcher.send(self.snapshot(None))
         self.tell_fixed_deal(self.everyone())
         self.step()
 
@@ -195,14 +194,14 @@ class Table:
         """A table dealt from a chosen seed says so to whoever sees it: its creator may know the deal."""
         if self.fixed and self.game is not None:
             for client in clients:
-                client.send("note", key="seed", name="", seed=self.seed)
+                client.send(p.Note(key="seed", name="", seed=self.seed))
 
     def tell_how_to_return(self, client: Client, seat: int) -> None:
         """A keyless player is shown, on her own screen only, the code that brings her back to her seat."""
         owner = self.seats[seat].owner
         if self.game is not None and owner is not None and owner.key and owner.key.startswith(CODE_PREFIX):
             login = f"{shown(owner.user, NAME_MAX)}+{owner.key.removeprefix(CODE_PREFIX)}"
-            client.send("note", key="code", name=self.seats[seat].name, login=login)
+            client.send(p.Note(key="code", name=self.seats[seat].name, login=login))
 
     def make_referee(self) -> None:
         from ..players.plugins import resolve_bot
@@ -340,7 +339,7 @@ class Table:
             return
         game.start_round()
         entry = self.public_record()["rounds"][-1]
-        self.broadcast("round", round=entry)
+        self.broadcast(p.Round(round=entry))
         self.server.save(self)
         self.step()
 
@@ -359,7 +358,7 @@ class Table:
         if self.game is None and not self.free_seats():
             self.start_game()
             return
-        client.send("seated", **self.snapshot(seat))
+        client.send(self.snapshot(seat))
         if self.game is not None:
             self.tell_how_to_return(client, seat)
             self.tell_fixed_deal([client])
