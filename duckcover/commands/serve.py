@@ -17,6 +17,7 @@ from .numbers import seconds, whole
 
 DEFAULT_PORT = 2222
 DAY, YEAR = 24 * 3600, 365 * 24 * 3600
+CLIENTS_ENV = "DUCKCOVER_CLIENTS"  # forked or fresh, when --clients is not given
 PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the system's temp folder
 
 
@@ -37,6 +38,9 @@ def add_parser(sub) -> None:
     parser.add_argument("--abandoned-after", type=seconds(1, YEAR, meaning=" (a year)"), default=float(DAY),
                         metavar="S", help=f"a table nobody has been at for S seconds (1-{YEAR}) ends, "
                         "kept in serve/abandoned/ (default 86400: a day)")
+    parser.add_argument("--clients", choices=("forked", "fresh"), default=None,
+                        help="how each guest's game client starts: forked from a warm parent process (default; "
+                        "about a third of the memory) or as a fresh interpreter; also $DUCKCOVER_CLIENTS")
     parser.add_argument("--grace", type=seconds(0, DAY), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
@@ -54,6 +58,9 @@ def run(args) -> int:
         return fail("serve needs the asyncssh package (pip install asyncssh)")
     from ..net.sshfront import read_authorized_keys
 
+    args.clients = args.clients or os.environ.get(CLIENTS_ENV) or "forked"
+    if args.clients not in ("forked", "fresh"):
+        return fail(f"${CLIENTS_ENV} must be forked or fresh, not {shown(args.clients, 40)}")
     authorized = None
     if args.authorized_keys is not None:
         try:
@@ -67,6 +74,7 @@ def run(args) -> int:
 
 
 async def serve(args, authorized: set[str] | None) -> int:
+    from ..net.guests import Guests
     from ..net.server import TableServer
     from ..net.sshfront import Front, load_host_key, start
     from ..saves.paths import data_dir
@@ -91,10 +99,14 @@ async def serve(args, authorized: set[str] | None) -> int:
         remember_private_dir(lock, private)
         socket_path = Path(private) / "tables.sock"
         await tables.start(socket_path)
-        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed)
+        guests = Guests(args.clients)
+        await guests.settled()  # the first guests are forked too (a warm parent takes a second or two)
+        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed,
+                      guests)
         try:
             acceptor = await start(front, args.host, args.port, key)
         except OSError as err:
+            guests.close()
             await tables.close()
             return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
         port = acceptor.sockets[0].getsockname()[1]
@@ -115,6 +127,7 @@ async def serve(args, authorized: set[str] | None) -> int:
         print("duckcover serve: stopping", flush=True)
         acceptor.close()
         front.stop_sessions()
+        guests.close()
         await tables.close()
         await asyncio.sleep(0.1)
     lock.release()
