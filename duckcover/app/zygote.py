@@ -69,11 +69,52 @@ def warm(entry: str) -> None:
 
         for lang in i18n.LANGUAGES:
             i18n.catalogue(lang)
+        try:
+            rehearse()
+        except Exception as err:  # noqa: BLE001 - only warmth is lost: the clients still start
+            print(f"duckcover: the guests' warm parent could not rehearse a client ({type(err).__name__}: {err})",
+                  file=sys.stderr, flush=True)
     gc.collect()
     gc.freeze()
     from . import freeze_imports
 
     freeze_imports()  # (done: a child's main must not freeze its own half-built heap)
+
+
+def rehearse(size: tuple[int, int] = (120, 40)) -> None:
+    """Run one client, headless, up to its lobby, against a table server of its own in a
+    temporary directory; then throw it away. What every client computes alike is then computed
+    here, once, before the fork: the interpreter's specialised code (Python 3.11 rewrites a
+    function's bytecode in its first runs: in a child, a private copy of every page it touches),
+    the late imports, the style sheets' and Textual's caches."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from ..net.server import Identity, TableServer
+    from ..saves.settings import load
+    from .options import AppOptions
+    from .remote import RemoteApp
+    from .screens.lobby import LobbyScreen
+
+    async def to_the_lobby(data: Path) -> None:
+        tables = TableServer(data, stats=False, pace=0)
+        await tables.start(data / "tables.sock")
+        options = AppOptions(data_dir=data, save=False, stats=False)
+        app = RemoteApp(options, str(data / "tables.sock"), tables.issue_token(Identity("rehearsal")))
+        app.settings, app.settings_problem = load(data)
+        try:
+            async with app.run_test(size=size) as pilot:
+                for _ in range(200):
+                    if isinstance(app.main_screen(), LobbyScreen) and app.main_screen().is_mounted:
+                        break
+                    await pilot.pause(0.01)
+                await pilot.pause()
+        finally:
+            await tables.close()
+
+    with tempfile.TemporaryDirectory(prefix="duckcover-warm-") as tmp:
+        asyncio.run(to_the_lobby(Path(tmp)))
 
 
 def read_order(message: bytes, fds: list[int]) -> Order:

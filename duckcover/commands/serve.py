@@ -98,8 +98,9 @@ async def serve(args, authorized: set[str] | None) -> int:
     with tempfile.TemporaryDirectory(prefix=PRIVATE_PREFIX) as private:
         remember_private_dir(lock, private)
         socket_path = Path(private) / "tables.sock"
+        guests = Guests(args.clients)  # (its warm parent imports while the tables are read)
         await tables.start(socket_path)
-        guests = Guests(args.clients)
+        restored = len(tables.tables)  # (said below; a table abandoned meanwhile was restored all the same)
         await guests.settled()  # the first guests are forked too (a warm parent takes a second or two)
         front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed,
                       guests)
@@ -116,8 +117,8 @@ async def serve(args, authorized: set[str] | None) -> int:
             print(f"duckcover: {problem}", file=sys.stderr)
         print(f"duckcover serve: listening on {args.host} port {port}", flush=True)
         print(f"  host key fingerprint: {key.get_fingerprint()}", flush=True)
-        if tables.tables:
-            print(f"  {len(tables.tables)} table(s) restored", flush=True)
+        if restored:
+            print(f"  {restored} table(s) restored", flush=True)
         print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
