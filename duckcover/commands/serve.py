@@ -18,6 +18,7 @@ from .numbers import seconds, whole
 DEFAULT_PORT = 2222
 DAY, YEAR = 24 * 3600, 365 * 24 * 3600
 CLIENTS_ENV = "DUCKCOVER_CLIENTS"  # forked or fresh, when --clients is not given
+WARM_WAIT = 15  # seconds the server waits for its guests' warm parent before it listens (then: fresh clients until it is ready)
 PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the system's temp folder
 
 
@@ -101,7 +102,7 @@ async def serve(args, authorized: set[str] | None) -> int:
         guests = Guests(args.clients)  # (its warm parent imports while the tables are read)
         await tables.start(socket_path)
         restored = len(tables.tables)  # (said below; a table abandoned meanwhile was restored all the same)
-        await guests.settled()  # the first guests are forked too (a warm parent takes a second or two)
+        await guests.settled(WARM_WAIT)  # the first guests are forked too (a warm parent takes a second or two)
         front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed,
                       guests)
         try:
