@@ -40,8 +40,10 @@ async def main():
         out = b""
         while b"}" not in out:
             out += os.read(guest.master, 65536)
+        with open(f"/proc/{guest.proc.pid}/stat") as stat:  # (a zombie's too, until it is reaped)
+            parent = int(stat.read().rsplit(")", 1)[1].split()[1])
         said.append({**json.loads(out[out.index(b"{"):out.rindex(b"}") + 1]), "status": guest.proc.wait(30),
-                     "forked": guest.forked})
+                     "forked": guest.forked, "parent": parent})
         os.close(guest.master)
     guests.close()
     print(json.dumps({"me": os.getpid(), "said": said}))
@@ -63,7 +65,7 @@ def test_forked_clients_start_as_fresh_ones_would_and_do_not_share_random_state(
     assert first["forked"] and second["forked"]
     assert first["random"] != second["random"]  # random reseeds itself in each child
     for n, probe in enumerate(found["said"]):
-        assert probe["ppid"] == found["me"]  # the server's child, not the warm parent's
+        assert probe["parent"] == found["me"]  # the server's child, not the warm parent's
         assert probe["sid"] == probe["pid"]  # a session of its own (its pty its terminal)
         assert probe["tty"] and probe["threads"] == 1 and probe["sigterm_default"]
         assert probe["fds"] == [0, 1, 2, zygote.GUEST_LOG_FD]  # nothing of the parent's: not its socket

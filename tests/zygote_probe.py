@@ -18,7 +18,7 @@ def open_fds() -> list[int]:
 def main() -> int:
     print(json.dumps({
         "random": random.getrandbits(64),
-        "pid": os.getpid(), "ppid": os.getppid(), "sid": os.getsid(0),
+        "pid": os.getpid(), "sid": os.getsid(0),
         "fds": open_fds(),
         "tty": sys.stdin.isatty() and sys.stdout.isatty(),
         "env": dict(os.environ),

@@ -74,6 +74,18 @@ def set_window(master: int, size: tuple[int, int]) -> None:
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
 
 
+def new_pty(size: tuple[int, int]) -> tuple[int, int]:
+    """A pty (master, slave) of this window size; nothing left open if it fails."""
+    master, slave = os.openpty()
+    try:
+        set_window(master, size)
+    except BaseException:
+        os.close(master)
+        os.close(slave)
+        raise
+    return master, slave
+
+
 @dataclass
 class Guest:
     """One session's client: its process and the master side of its terminal."""
@@ -297,18 +309,28 @@ class Guests:
         """One session's client on a new pty of `size` (columns, rows), with this environment
         (and the server's log on `log_fd`, told to it as DUCKCOVER_LOG_FD). Raises what the
         start raised (OSError, ValueError); nothing is left open then."""
-        master, slave = os.openpty()
-        try:
-            set_window(master, size)
-            proc = self.warm.fork(env, slave, log_fd is not None) if self.warm is not None else None
-            forked = proc is not None
-            if proc is None:
+        proc = None
+        if self.warm is not None and self.warm.ready:
+            master, slave = new_pty(size)
+            try:
+                proc = self.warm.fork(env, slave, log_fd is not None)
+            except BaseException:
+                os.close(master)
+                raise
+            finally:
+                os.close(slave)
+            if proc is None:  # (a client it forked without saying so must not share the fresh one's terminal)
+                os.close(master)
+        forked = proc is not None
+        if proc is None:
+            master, slave = new_pty(size)
+            try:
                 proc = fresh_client(env, slave, log_fd)
-        except BaseException:
-            os.close(master)
-            raise
-        finally:
-            os.close(slave)
+            except BaseException:
+                os.close(master)
+                raise
+            finally:
+                os.close(slave)
         try:
             limit_client(proc.pid)
         except ProcessLookupError:
