@@ -156,3 +156,29 @@ async def test_a_killed_warm_parent_is_started_again_and_the_sessions_play_on(tm
     assert proc.returncode == 0
     log = "".join(lines) + proc.stdout.read()
     assert "warm parent ended (killed by SIGKILL)" in log
+
+
+BROKEN_PARENT = """
+import asyncio, json, os
+from duckcover.net.guests import Guests
+
+async def main():
+    guests = Guests("forked", entry="no_such_module_here:main")
+    ready = await guests.settled(60)
+    guest = guests.start({"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}, (80, 24))
+    guest.proc.kill()
+    guest.proc.wait(30)
+    os.close(guest.master)
+    guests.close()
+    print(json.dumps({"ready": ready, "forked": guest.forked}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_warm_parent_that_cannot_start_leaves_guests_to_fresh_clients_and_says_so():
+    done = subprocess.run([sys.executable, "-c", BROKEN_PARENT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"ready": False, "forked": False}
+    assert "the guests' warm parent ended (status 1); it is started again, and guests start as fresh " \
+           "interpreters until it is warm" in done.stderr
