@@ -156,6 +156,7 @@ async def test_a_killed_warm_parent_is_started_again_and_the_sessions_play_on(tm
     assert proc.returncode == 0
     log = "".join(lines) + proc.stdout.read()
     assert "warm parent ended (killed by SIGKILL)" in log
+    assert "could not rehearse" not in log  # each warm parent ran a client to its lobby before it forked
 
 
 BROKEN_PARENT = """

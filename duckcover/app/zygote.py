@@ -91,7 +91,8 @@ def rehearse(size: tuple[int, int] = (120, 40)) -> None:
     import tempfile
     from pathlib import Path
 
-    from ..net.server import Identity, TableServer
+    from ..net.server import TableServer
+    from ..net.sessions import Identity
     from ..saves.settings import load
     from .options import AppOptions
     from .remote import RemoteApp
