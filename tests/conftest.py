@@ -21,6 +21,12 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# Bytecode is written, whatever the environment says (PYTHONDONTWRITEBYTECODE is common in
+# containers): without it every xdist worker rewrites the asserts of every test module again
+# (about 6 s of CPU a worker here) and every process a test starts compiles duckcover again.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 settings.register_profile("ci", derandomize=True, max_examples=100, deadline=None, database=None, print_blob=True)
 settings.register_profile("thorough", max_examples=1000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
@@ -67,9 +73,9 @@ def published_defaults(tmp_path_factory, monkeypatch):
 
 
 # --- two tiers, by what a test does ---------------------------------------------------------
-# `fast` (rules, records, codecs, units, in-process servers): run it on every change with
-# `pytest -m fast`. `keys` is every test that starts an app (Pilot, snapshots), a process or an
-# SSH session; the README's command runs both, on every core (pytest-xdist).
+# `fast` (rules, records, codecs, units): run it on every change with `pytest -m fast`. `keys` is
+# every test that starts an app (Pilot, snapshots), a process, an SSH session or a table server;
+# the README's command runs both, on every core (pytest-xdist).
 #
 # The tier is chosen at collection from what the test uses, never from its file's name:
 # - the fixtures it asks for (`snap_compare`, or a fixture of ours whose code starts one of those);
@@ -85,6 +91,7 @@ KEYS_NAMES = {
     "process": {"subprocess", "Popen", "create_subprocess_exec", "create_subprocess_shell", "multiprocessing",
                 "ProcessPoolExecutor", "fork", "forkpty", "posix_spawn", "spawnv"},
     "SSH": {"asyncssh"},
+    "a table server": {"TableServer"},  # in process, but sockets, timers and whole games
 }
 TESTS = Path(__file__).resolve().parent
 
