@@ -141,7 +141,7 @@ def what_it_starts(item) -> str | None:
     """Why `item` belongs in the keys tier (an app, a process, SSH), or None."""
     used = KEYS_FIXTURES & set(item.fixturenames)
     if used:
-        return f"the app, by {sorted(used)[0]}"
+        return f"app, by {sorted(used)[0]}"
     seen: set[int] = set()
     names = _uses(item.obj, seen)
     for name in set(item.fixturenames) - {"fast_tier_starts_nothing"}:  # (the guard names what it stops)
