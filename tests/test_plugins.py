@@ -58,6 +58,7 @@ def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monke
     assert "thirdparty 1.2" in listed["first"].source
 
 
+@pytest.mark.keys  # bot processes: the slow tier
 def test_only_the_bots_that_came_with_duckcover_run_in_the_games_process(tmp_path, monkeypatch, bot_file):
     from duckcover.players.harness import play_game
     from duckcover.players.plugins import is_builtin, is_installed
@@ -181,6 +182,7 @@ def test_bots_command_json(capsys):
     assert data["difficulties"] == DIFFICULTIES
 
 
+@pytest.mark.keys  # the slow tier: the unknown bot is probed in a process of its own
 def test_cli_refuses_a_bad_bot_spec_with_one_line(capsys):
     assert main(["arena", "--bot", "greedy", "--bot", "nope"]) == 2
     err = capsys.readouterr().err
