@@ -248,3 +248,57 @@ def test_bad_web_flags_are_one_line_and_exit_status_2(tmp_path, flags, words):
     result = subprocess.run([sys.executable, "-m", "duckcover", "serve", "--port", "0", "--data-dir", str(tmp_path), *flags],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+
+
+def self_signed(folder) -> tuple[str, str]:
+    """A certificate for 127.0.0.1 and its key (PEM files), made here (cryptography comes with asyncssh)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_path), str(key_path)
+
+
+async def test_with_a_certificate_the_page_and_its_websocket_are_https_and_wss(tmp_path):
+    import ssl
+
+    cert, key = self_signed(tmp_path)
+    tables = TableServer(tmp_path, pace=0)
+    await tables.start(tmp_path / "tables.sock")
+    front = Front(tables, tmp_path / "tables.sock", 4, None, 2222, "127.0.0.1", "instant")
+    runner = await webfront.start(webfront.WebDoor(front, secure=True), "127.0.0.1", 0, webfront.ssl_context(cert, key))
+    port = runner.addresses[0][1]
+    trust = ssl.create_default_context(cafile=cert)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"https://127.0.0.1:{port}/", ssl=trust) as page:
+                assert page.status == 200 and "xterm.js" in await page.text()
+            with pytest.raises(aiohttp.ClientError):  # plain HTTP on the TLS port gets nothing
+                async with session.get(f"http://127.0.0.1:{port}/") as plain:
+                    await plain.read()
+            with pytest.raises(NOT_A_BROWSER):  # the page's origin is https://, not http://
+                await session.ws_connect(f"wss://127.0.0.1:{port}/ws", ssl=trust, headers={"Origin": f"http://127.0.0.1:{port}"})
+            async with session.ws_connect(f"wss://127.0.0.1:{port}/ws", ssl=trust,
+                                          headers={"Origin": f"https://127.0.0.1:{port}"}) as ws:
+                await log_in(ws)
+                await read_until(ws, b"Tables on this server", bytearray())
+    finally:
+        front.stop_sessions()
+        await runner.cleanup()
+        await tables.close()
