@@ -1,6 +1,6 @@
 """The browser door beside the SSH door: what a guest's screen costs on the wire, and in memory.
 
-Usage: python benchmarks/web.py [--keys N] [--guests N]
+Usage: python benchmarks/web.py [--keys N] [--guests N] | --reveal PLAYERS [--turns N]
 
 - bytes per cursor key and per watched game: a table server, its SSH door and its web door in
   this process (`--speed instant`, each guest's terminal 80x24), each guest reached through a
@@ -15,6 +15,8 @@ Usage: python benchmarks/web.py [--keys N] [--guests N]
   received from their `w` to Game over.
 - PSS per guest in the lobby: the real `duckcover serve --web` command, --guests web guests,
   then as many SSH guests: each client process's PSS, and the server's growth, shared out.
+- with --reveal PLAYERS: only benchmarks/serve.py's reveal latency (tables of 4, set up and played
+  by keys, 80x24, instant), half the guests at the web door; last line `mixed_reveal_p95_ms=...`.
 The last line is `web_bytes_per_key=...` (the web guest's wire bytes per cursor key).
 """
 from __future__ import annotations
@@ -307,12 +309,92 @@ async def memory(guests: int) -> None:
             proc.wait(10)
 
 
+class WebStdout:
+    """A web guest's output read as an SSH process's stdout is (`read(n)`: the next piece; a
+    read cancelled by a time-out loses nothing: one task receives, a queue holds the pieces)."""
+
+    def __init__(self, ws) -> None:
+        self.ws = ws
+        self.pieces: asyncio.Queue[bytes] = asyncio.Queue()
+        self.task = asyncio.get_running_loop().create_task(self.receive())
+
+    async def receive(self) -> None:
+        async for message in self.ws:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.pieces.put_nowait(message.data)
+        self.pieces.put_nowait(b"")
+
+    async def read(self, _n: int = -1) -> bytes:
+        return await self.pieces.get()
+
+
+class WebSession:
+    """benchmarks/serve.py's Session, through the web door: what its reveal benchmark uses."""
+
+    def __init__(self, http, ws) -> None:
+        self.http, self.ws = http, ws
+        self.process = self  # (session.process.stdout.read, as an SSH session is read)
+        self.stdout = WebStdout(ws)
+        self.seen = bytearray()
+        self.received = 0
+
+    @classmethod
+    async def open(cls, port: int, user: str, size: tuple[int, int]) -> "WebSession":
+        http = aiohttp.ClientSession()
+        ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws", headers={"Origin": f"http://127.0.0.1:{port}"},
+                                   max_msg_size=0)
+        await ws.send_str(json.dumps({"type": "login", "name": user, "cols": size[0], "rows": size[1]}))
+        return cls(http, ws)
+
+    def key(self, data: bytes) -> None:
+        asyncio.get_running_loop().create_task(self.ws.send_bytes(data))
+
+    def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.create_task(self.ws.close())
+        loop.create_task(self.http.close())
+
+
+def mixed_reveal_p95(players: int, turns: int) -> None:
+    """benchmarks/serve.py's reveal latency (tables of 4 set up and played by keys, 80x24,
+    --speed instant) with half the guests at the web door: at each table the host and its third
+    guest by SSH, the first and second guests in by the web door."""
+    import serve
+
+    ssh_open, web_port = serve.Session.open, []
+
+    def start_with_web(data: Path, *extra: str):
+        proc, ssh_port, port = start_server(data, *extra, "--web", "127.0.0.1:0")
+        web_port[:] = [port]
+        return proc, ssh_port
+
+    async def open_either(port: int, user: str, size=serve.SIZE):
+        if re.fullmatch(r"g\d+x[01]", user):
+            return await WebSession.open(web_port[0], user, size)
+        return await ssh_open(port, user, size=size)
+
+    serve.start_server, serve.Session.open = start_with_web, open_either
+    figures = asyncio.run(serve.ssh_reveal_latency(players, turns))
+    p95, count = serve.percentile95(figures["latencies"])
+    p50 = statistics.median(figures["latencies"]) * 1000
+    print(f"reveal, {players} players ({players // 2} by SSH, {players // 2} by the web door, {players // 4} tables), "
+          f"{count} samples: p50 {p50:.1f} ms, p95 {p95:.1f} ms; load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"mixed_reveal_p95_ms={p95:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", type=int, default=20)
     parser.add_argument("--guests", type=int, default=8)
+    parser.add_argument("--reveal", type=int, metavar="PLAYERS",
+                        help="only the reveal latency with PLAYERS guests, half of them at the web door")
+    parser.add_argument("--turns", type=int, default=6)
     args = parser.parse_args()
     os.environ.setdefault("DUCKCOVER_LANG", "en")
+    if args.reveal:
+        print(f"load average at the start: {os.getloadavg()}", flush=True)
+        mixed_reveal_p95(args.reveal, args.turns)
+        return
     asyncio.run(bytes_figures(args.keys))
     asyncio.run(memory(args.guests))
 
