@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from duckcover.app import zygote
 from duckcover.common import i18n
+from duckcover.net import guestpty, sshfront
 from duckcover.net import protocol as p
-from duckcover.net import sshfront
 from duckcover.net.admission import (GUESS_FORGET_AFTER, GUESS_MAX_WAIT, TABLES_PER_NETWORK, CodeGuesses,
                                      network_of)
 from duckcover.net.server import MAX_TABLES, TABLES_PER_NAME, TableServer
@@ -423,7 +423,7 @@ async def test_a_session_that_fails_to_start_is_logged_in_one_line_and_leaves_no
     def broken_popen(*args, **kwargs):
         raise ValueError("embedded null byte")  # as a TERM with a NUL did before it was checked
 
-    monkeypatch.setattr(sshfront.subprocess, "Popen", broken_popen)
+    monkeypatch.setattr(guestpty.subprocess, "Popen", broken_popen)
     before = open_fds()
     for _ in range(20):
         session = sshfront.GameSession(front, Identity("mallory"))

@@ -23,7 +23,7 @@ PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the sy
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("serve", help="host tables that friends join with ssh")
+    parser = sub.add_parser("serve", help="host tables that friends join with ssh (or a browser: --web)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it)")
     parser.add_argument("--port", type=whole(0, 65535, meaning=" (0 picks a free one)"), default=DEFAULT_PORT,
@@ -42,9 +42,61 @@ def add_parser(sub) -> None:
     parser.add_argument("--clients", choices=("forked", "fresh"), default=None,
                         help="how each guest's game client starts: forked from a warm parent process (default; "
                         "about a third of the memory) or as a fresh interpreter; also $DUCKCOVER_CLIENTS")
+    web = parser.add_argument_group("the browser door (docs/serve.md)")
+    web.add_argument("--web", type=host_and_port, metavar="HOST:PORT",
+                     help="also serve a page whose terminal plays the same tables (HTTPS with --web-cert/--web-key; "
+                     "plain HTTP only on loopback or with --web-insecure)")
+    web.add_argument("--web-cert", type=Path, metavar="FILE", help="the web door's TLS certificate (PEM)")
+    web.add_argument("--web-key", type=Path, metavar="FILE", help="the web door's TLS private key (PEM)")
+    web.add_argument("--web-insecure", action="store_true",
+                     help="allow plain HTTP on an address other than loopback (logins and keys travel in clear)")
+    web.add_argument("--web-origin", action="append", metavar="ORIGIN",
+                     help="a page origin allowed to open sessions (scheme://host:port; repeatable; "
+                     "default: the address the page was served from)")
+    web.add_argument("--web-idle", type=seconds(1, DAY, above=False), default=3600.0, metavar="S",
+                     help="a web session without a key for S seconds is closed, its seat held (default 3600)")
     parser.add_argument("--grace", type=seconds(0, DAY), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
+
+
+def host_and_port(text: str) -> tuple[str, int]:
+    """`HOST:PORT` (an IPv6 address in brackets: `[::1]:8080`) for --web."""
+    host, colon, port = text.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"takes HOST:PORT (port 0-65535; 0 picks a free one), not {shown(text, 64)!r}")
+    return host, int(port)
+
+
+def loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def web_problem(args) -> str | None:
+    """What is wrong with the web door's flags, in one line, or None."""
+    if args.web is None:
+        given = [flag for flag, value in (("--web-cert", args.web_cert), ("--web-key", args.web_key),
+                                          ("--web-insecure", args.web_insecure), ("--web-origin", args.web_origin))
+                 if value]
+        return f"{given[0]} needs --web HOST:PORT" if given else None
+    if (args.web_cert is None) != (args.web_key is None):
+        return "--web-cert and --web-key go together (a certificate and its private key)"
+    if args.web_cert is None and not args.web_insecure and not loopback(args.web[0]):
+        return (f"--web {shown(args.web[0], 64)} is not a loopback address: give --web-cert and --web-key for HTTPS, "
+                "or --web-insecure for plain HTTP")
+    for origin in args.web_origin or ():
+        scheme, _, rest = origin.partition("://")
+        if scheme not in ("http", "https") or not rest or "/" in rest.rstrip("/"):
+            return f"--web-origin takes scheme://host[:port], not {shown(origin, 64)!r}"
+    return None
 
 
 def fail(message: str) -> int:
@@ -62,6 +114,23 @@ def run(args) -> int:
     args.clients = args.clients or os.environ.get(CLIENTS_ENV) or "forked"
     if args.clients not in ("forked", "fresh"):
         return fail(f"${CLIENTS_ENV} must be forked or fresh, not {shown(args.clients, 40)}")
+    problem = web_problem(args)
+    if problem is not None:
+        return fail(problem)
+    context = None
+    if args.web is not None:
+        try:
+            import aiohttp  # noqa: F401 - only to say clearly when it is missing
+        except ImportError:
+            return fail("serve --web needs the aiohttp package (pip install aiohttp)")
+        if args.web_cert is not None:
+            from ..net.webfront import ssl_context
+
+            try:
+                context = ssl_context(str(args.web_cert), str(args.web_key))
+            except (OSError, ValueError) as err:  # ssl.SSLError is an OSError
+                return fail(f"--web-cert {shown(args.web_cert)} / --web-key {shown(args.web_key)}: cannot use them: "
+                            f"{shown(getattr(err, 'strerror', None) or err, 120)}")
     authorized = None
     if args.authorized_keys is not None:
         try:
@@ -69,12 +138,12 @@ def run(args) -> int:
         except ValueError as err:
             return fail(str(err))
     try:
-        return asyncio.run(serve(args, authorized))
+        return asyncio.run(serve(args, authorized, context))
     except KeyboardInterrupt:
         return 0
 
 
-async def serve(args, authorized: set[str] | None) -> int:
+async def serve(args, authorized: set[str] | None, context=None) -> int:
     from ..net.guests import Guests
     from ..net.server import TableServer
     from ..net.sshfront import Front, load_host_key, start
@@ -113,6 +182,19 @@ async def serve(args, authorized: set[str] | None) -> int:
             return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
         port = acceptor.sockets[0].getsockname()[1]
         front.port = port
+        web = None
+        if args.web is not None:
+            from ..net import webfront
+
+            door = webfront.WebDoor(front, set(args.web_origin or ()) or None, secure=context is not None,
+                                    idle_timeout=args.web_idle)
+            try:
+                web = await webfront.start(door, args.web[0], args.web[1], context)
+            except OSError as err:
+                acceptor.close()
+                guests.close()
+                await tables.close()
+                return fail(f"cannot listen on {shown(args.web[0], 64)}:{args.web[1]}: {err.strerror or err}")
         shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
         for problem in tables.problems:
             print(f"duckcover: {problem}", file=sys.stderr)
@@ -120,6 +202,12 @@ async def serve(args, authorized: set[str] | None) -> int:
         print(f"  host key fingerprint: {key.get_fingerprint()}", flush=True)
         if restored:
             print(f"  {restored} table(s) restored", flush=True)
+        if web is not None:
+            web_host, web_port = web.addresses[0][:2]
+            scheme = "https" if context is not None else "http"
+            named = args.web[0] if args.web[0] not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
+            named = f"[{named}]" if ":" in named else named
+            print(f"  or in a browser at:   {scheme}://{named}:{web_port}/", flush=True)
         print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -130,6 +218,8 @@ async def serve(args, authorized: set[str] | None) -> int:
         acceptor.close()
         front.stop_sessions()
         guests.close()
+        if web is not None:
+            await web.cleanup()
         await tables.close()
         await asyncio.sleep(0.1)
     lock.release()
