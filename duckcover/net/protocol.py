@@ -98,11 +98,11 @@ def refusal_fields(err: object) -> dict:
     """A refusal as a guest is sent it: the English `text`, and where it has one its `code`
     and values, for the guest's app to say it in its player's language (docs/protocol.md)."""
     reason = reason_of(err) if isinstance(err, Exception) else err
-    fields: dict[str, Any] = {"text": shown(str(err), LABEL_MAX * 2)}
+    said: dict[str, Any] = {"text": shown(str(err), LABEL_MAX * 2)}
     code = getattr(reason, "code", None)
     if code:
-        fields.update(code=code, params={key: list(v) if isinstance(v, tuple) else v for key, v in reason.params.items()})
-    return fields
+        said.update(code=code, params={key: list(v) if isinstance(v, tuple) else v for key, v in reason.params.items()})
+    return said
 
 
 # --- the messages, as typed values ---------------------------------------------------------
@@ -182,7 +182,7 @@ def decode_message(line: bytes, registry: dict[str, type[Message]], limit: int) 
 def from_json(data: dict, registry: dict[str, type[Message]]) -> Message:
     """A message from its JSON object (with "v" and "type"), every field checked."""
     kind = data.get("type")
-    if kind not in registry:
+    if not isinstance(kind, str) or kind not in registry:
         raise ProtocolError("unknown message type")
     body = {key: value for key, value in data.items() if key not in ("v", "type")}
     return _build(registry[kind], body, kind)
@@ -251,7 +251,9 @@ def _check(value: Any, hint: Any, kind: str) -> Any:
             raise _WrongType
         return value
     if hint is float:
-        if type(value) not in (int, float) or not math.isfinite(value):
+        if type(value) is int:  # (a whole number beyond a float's range would not even convert)
+            return _check(value, int, kind)
+        if type(value) is not float or not math.isfinite(value):
             raise _WrongType
         return value
     raise TypeError(f"no check for {hint!r}")  # a field type this codec does not know: a bug here
