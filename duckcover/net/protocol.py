@@ -123,16 +123,16 @@ def _field_refusal(kind: str, name: str, problem: str) -> Refusal:
     return Refusal("message-field", f"{kind}: {name} {problem}", field=name)
 
 
-def optional(refusal: tuple[str, str] | None = None, **params: Any) -> Any:
+def optional(refusal: Refusal | None = None) -> Any:
     """A field left out of the line when it is None (and None when a line leaves it out)."""
-    return field(default=None, metadata={"omit": True, "refusal": refusal, "params": params})
+    return field(default=None, metadata={"omit": True, "refusal": refusal})
 
 
-def checked(refusal: tuple[str, str], default: Any = MISSING, **params: Any) -> Any:
-    """A field whose wrong type is refused with its own refusal (code, English text)."""
+def checked(refusal: Refusal, default: Any = MISSING) -> Any:
+    """A field whose wrong type is refused with its own refusal."""
     if default is MISSING:
-        return field(metadata={"refusal": refusal, "params": params})
-    return field(default=default, metadata={"refusal": refusal, "params": params})
+        return field(metadata={"refusal": refusal})
+    return field(default=default, metadata={"refusal": refusal})
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def _build(cls: type, data: dict, kind: str) -> Any:
         except _WrongType:
             refusal = f.metadata.get("refusal")
             if refusal:
-                raise FieldError(Refusal(*refusal, **f.metadata.get("params", {}))) from None
+                raise FieldError(refusal) from None
             raise FieldError(_field_refusal(kind, name, f"is not {_shape(hints[name])}")) from None
     return cls(**values)
 
@@ -331,26 +331,26 @@ class AskLobby(Message):
 @client_message("create")
 @dataclass(frozen=True)
 class Create(Message):
-    seats: tuple[str, ...] = checked(("seat-count", f"a table has {MIN_PLAYERS}-{BOX_PLAYERS} seats"),
-                                     low=MIN_PLAYERS, high=BOX_PLAYERS)
-    variants: tuple[str, ...] = checked(("variant-not-offered", "unknown variant"), default=())
-    options: JSON_OBJECT | None = optional(("table-options", "options are max_by, captain and variant_rounds"))
-    seed: int | None = optional(("seed-not-whole", "the seed is a whole number"))
+    seats: tuple[str, ...] = checked(Refusal("seat-count", f"a table has {MIN_PLAYERS}-{BOX_PLAYERS} seats",
+                                             low=MIN_PLAYERS, high=BOX_PLAYERS))
+    variants: tuple[str, ...] = checked(Refusal("variant-not-offered", "unknown variant"), default=())
+    options: JSON_OBJECT | None = optional(Refusal("table-options", "options are max_by, captain and variant_rounds"))
+    seed: int | None = optional(Refusal("seed-not-whole", "the seed is a whole number"))
     name: str | None = optional()
-    rated: bool = checked(("rated-not-bool", "rated is true or false"), default=True)
+    rated: bool = checked(Refusal("rated-not-bool", "rated is true or false"), default=True)
 
 
 @client_message("join")
 @dataclass(frozen=True)
 class Join(Message):
-    table: str = checked(("no-such-table", "no such table"))
+    table: str = checked(Refusal("no-such-table", "no such table"))
     seat: int | None = optional()
 
 
 @client_message("watch")
 @dataclass(frozen=True)
 class Watch(Message):
-    table: str = checked(("no-such-table", "no such table"))
+    table: str = checked(Refusal("no-such-table", "no such table"))
 
 
 @client_message("leave")
