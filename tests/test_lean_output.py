@@ -50,6 +50,8 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                 cells.append(("move", stream[index:end + 1]))
             elif stream[end] == "C":
                 cells.append(("forward", int(stream[index + 2:end] or 1)))
+            elif stream[end] == "X":  # erased with the background in force; the cursor stays
+                cells.append(("erase", int(stream[index + 2:end] or 1), frozenset(attrs.items())))
             index = end + 1
         else:
             cells.append((stream[index], frozenset(attrs.items())))
@@ -129,6 +131,11 @@ def test_the_driver_class_writes_through_the_stream():
     assert type(driver).__name__ == "LeanRecorder"
 
 
+def blank(attrs: frozenset) -> tuple[str, frozenset]:
+    """A blank cell as it looks: its background, and the attributes a blank shows."""
+    return " ", frozenset((code, value) for code, value in attrs if code == "48" or code in "45789")
+
+
 def screen_after(stream: str, screen: dict | None = None) -> dict:
     """What a terminal shows after `stream`: (column, row) -> (character, codes in force), read
     with the interpreter above (an absolute move, then characters left to right)."""
@@ -142,20 +149,24 @@ def screen_after(stream: str, screen: dict | None = None) -> dict:
             x += cell[1]
         elif cell[0] == "\n":  # a line break (the terminal adds the carriage return)
             x, y = 0, y + 1
+        elif cell[0] == "erase":
+            screen.update({(x + i, y): blank(cell[2]) for i in range(cell[1])})
         else:
-            screen[(x, y)] = cell
+            screen[(x, y)] = blank(cell[1]) if cell[0] == " " else cell
             x += 1
     return {**screen, "cursor": (x, y)}
 
 
 line_writes = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 6),
-                                 st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=4)),
+                                 st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4)
+                                                    | st.sampled_from([" " * 7, "a" + " " * 12 + "b", " " * 20]),
+                                                    styles), max_size=4)),
                        min_size=1, max_size=4)
 
 
-@given(st.lists(line_writes, min_size=1, max_size=5))
-def test_cells_the_screen_already_shows_are_not_sent_and_the_screen_is_the_same(frames):
-    stream = LeanStream()
+@given(st.lists(line_writes, min_size=1, max_size=5), st.booleans())
+def test_cells_the_screen_already_shows_are_not_sent_and_the_screen_is_the_same(frames, erase):
+    stream = LeanStream(erase=erase)
     original = lean = {}
     for frame in frames:
         written = "\n".join(f"\x1b[{row};{column}H" + rich_written(segments) for row, column, segments in frame)
@@ -176,6 +187,22 @@ def test_a_frame_painted_again_sends_nothing_but_a_forgotten_screen_is_sent_whol
     assert stream.lean(frame) == first.replace("1 begins", "1 begins")
     stream.lean("\x1b[2J")  # erased: nothing known
     assert "Round 1" in stream.lean(frame)
+
+
+def test_a_short_gap_of_cells_already_shown_is_drawn_again_where_that_is_fewer_bytes_than_skipping_it():
+    stream = LeanStream()
+    stream.lean("\x1b[1;1HFlip 8 3 7 with 2")
+    assert stream.lean("\x1b[1;1HFlip 9 4 7 with 3") == "\x1b[1;6H9 4\x1b[8C3"  # a space: not ESC[C
+    stream.lean("\x1b[2;1Ha\u2500\u2500b")
+    assert stream.lean("\x1b[2;1Hc\u2500\u2500d") == "\x1b[2;1Hc\x1b[2Cd"  # a box line is three bytes
+
+
+def test_long_runs_of_blanks_are_erased_on_a_terminal_that_erases_with_the_background():
+    frame = "\x1b[1;1H\x1b[48;5;233mab" + " " * 20 + "cd" + " " * 30 + "\x1b[0m"
+    assert LeanStream(erase=True).lean(frame) == "\x1b[1;1H\x1b[48;5;233mab\x1b[20X\x1b[20Ccd\x1b[30X\x1b[0m"
+    assert LeanStream().lean(frame) == frame
+    underlined = frame.replace("48;5;233m", "4;48;5;233m")
+    assert "X" not in LeanStream(erase=True).lean(underlined)  # an underline shows on a blank
 
 
 def test_a_control_character_that_may_move_the_cursor_makes_it_forget_the_screen():
