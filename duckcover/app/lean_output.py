@@ -37,7 +37,7 @@ LINE_BREAK_BEFORE_MOVE = re.compile(r"\r?\n(?=\x1b\[[0-9;]*[Hf])")
 # stays) where that is shorter, on the terminals known to erase with the background colour
 # (terminfo's `bce`: xterm and the terminals that call themselves xterm-*, which Textual's
 # output assumes anyway); a blank shows only its background and these attributes.
-BLANKS = re.compile(r" {6,}")
+BLANKS = re.compile(r" {5,}")
 SHOWN_ON_A_BLANK = frozenset("45789")  # underline, blink, reverse, conceal... (strike: 9)
 ERASES_WITH_BACKGROUND = ("xterm",)
 
@@ -140,6 +140,21 @@ def skip(cells: int) -> str:
 
 def skip_length(cells: int) -> int:
     return 3 if cells == 1 else 3 + len(str(cells))
+
+
+def move(at: tuple[int, int] | None, to: tuple[int, int]) -> str:
+    """The shortest sequence taking the cursor from `at` (None: not known) to `to`: absolute,
+    or up or down and then right, to the line's start (CR) or to a column. After a character
+    in the last column the cursor is not where `at` says (one further), so a move left is never
+    counted from it."""
+    x, y = to
+    absolute = f"\x1b[{y + 1}H" if x == 0 else f"\x1b[{y + 1};{x + 1}H"
+    if at is None:
+        return absolute
+    across, down = x - at[0], y - at[1]
+    rows = "" if not down else "\x1b[" + (str(abs(down)) if abs(down) > 1 else "") + ("B" if down > 0 else "A")
+    columns = "" if not across else skip(across) if across > 0 else "\r" if x == 0 else f"\x1b[{x + 1}G"
+    return min(rows + columns, absolute, key=len)
 
 
 class LeanStream:
@@ -248,9 +263,12 @@ class LeanStream:
         """Send `text` (one cell per character) to be drawn at (x, y)."""
         self.cursor = (x, y)
         self.place(out)
-        self.settle(out)
+        if text.strip(" "):
+            self.settle(out)
+        else:
+            self.settle_blank(out)
         end = x + len(text)
-        if self.erase and "      " in text and self.want is not None and not self.want[0] & SHOWN_ON_A_BLANK:
+        if self.erase and "     " in text and self.want is not None and not self.want[0] & SHOWN_ON_A_BLANK:
             self.draw_erasing(text, out, x, y)
         else:
             out.append(text)
@@ -310,16 +328,24 @@ class LeanStream:
         """Bring the terminal's cursor to Textual's, the shortest way."""
         if self.cursor is None or self.cursor == self.at:
             return
-        x, y = self.cursor
-        if self.at is not None and self.at[1] == y and self.at[0] < x:
-            out.append(skip(x - self.at[0]))
-        else:
-            out.append(f"\x1b[{y + 1};{x + 1}H")
+        out.append(move(self.at, self.cursor))
         self.at = self.cursor
 
     def settle(self, out: list[str]) -> None:
         out.append(change(self.have, self.want))
         self.have = self.want
+
+    def settle_blank(self, out: list[str]) -> None:
+        """Before blanks: only what shows on a blank (its background, SHOWN_ON_A_BLANK) is made
+        what Textual wants; the foreground, bold and the like stay as they are, for the next
+        text to change if it needs to (Textual says them again around every run of padding)."""
+        have, want = self.have, self.want
+        if have is None or want is None:
+            self.settle(out)
+            return
+        blank = ((have[0] - SHOWN_ON_A_BLANK) | (want[0] & SHOWN_ON_A_BLANK), have[1], want[2])
+        out.append(change(have, blank))
+        self.have = blank
 
 
 def new_stream() -> LeanStream:
