@@ -136,11 +136,14 @@ class Sequencer:
     `deal_waits`: the next round is dealt when the host calls `deal` (the app: the scorepad is
     closed), not after the round pause. `turn_seconds`: a person's time to flip or choose (the
     flip is then made for them, the choice is the fallback move: Table.time_up).
+    `follows`: the table is a mirror of one elsewhere (a server's guest): the flips, the reveals
+    and the deals are that table's (`flip(*codes)`, `reveal(moves)`, `deal(start)`), and this
+    sequence keeps only the steps between them and their pauses.
     """
 
     def __init__(self, table: Table, pacing: Pacing, *, pauses: Pauses = NO_PAUSES, hooks: BotHooks | None = None,
                  flips_itself: Callable[[int], bool] | None = None, deal_waits: bool = False,
-                 turn_seconds: float | None = None) -> None:
+                 turn_seconds: float | None = None, follows: bool = False) -> None:
         self.table = table
         self.game: Game = table.game
         self.pacing = pacing
@@ -149,6 +152,7 @@ class Sequencer:
         self.flips_itself = flips_itself or table.bot_plays
         self.deal_waits = deal_waits
         self.turn_seconds = turn_seconds
+        self.follows = follows
         self.step = Step.IDLE
         self.deadline: float | None = None  # when a person's time to flip or choose ends
         self.listeners: list[Callable[[Event], None]] = []
@@ -165,7 +169,7 @@ class Sequencer:
 
     def _table_said(self, event: Event) -> None:
         self.emit(event)
-        if type(event) is Chosen and self.step is Step.CHOOSING and self.table.ready():
+        if type(event) is Chosen and self.step is Step.CHOOSING and not self.follows and self.table.ready():
             self._resolve()
 
     # --- time ---------------------------------------------------------------------------------
@@ -227,16 +231,16 @@ class Sequencer:
             self.emit(FlipAwaited(game.captain))
 
     def flip(self, *codes: int | None) -> bool:
-        """The Captain's player flips (the cards named: a mirror of a table elsewhere). False
+        """The Captain's player flips (a mirror: the cards the table elsewhere flipped). False
         when no flip is awaited."""
-        if self.step is not Step.AWAIT_FLIP:
+        if not (self.step is Step.AWAIT_FLIP or (self.follows and self.step is Step.FLIPPING)):
             return False
         self._flip(*codes)
         return True
 
     def _flip(self, *codes: int | None) -> None:
-        if self.game.phase is not Phase.FLIP:
-            return
+        if self.game.phase is not Phase.FLIP or (self.follows and not codes):
+            return  # (a mirror's Captain flips elsewhere: its flip comes through `flip`)
         self.cancel()
         flipped: Flipped = self.table.flip(*codes)
         if flipped.resolved:
@@ -258,6 +262,16 @@ class Sequencer:
         one reveals the turn."""
         return self.table.choose(seat, move, **how)
 
+    def reveal(self, moves: list) -> bool:
+        """A mirror's reveal: every seat's move as the table elsewhere played it. False when no
+        choice is open."""
+        table = self.table
+        if self.step is not Step.CHOOSING:
+            return False
+        table.chosen = {seat: moves[seat] for seat in table.views}
+        self._resolve()
+        return True
+
     def _resolve(self) -> None:
         self.cancel()
         revealed: Revealed = self.table.resolve()
@@ -276,8 +290,9 @@ class Sequencer:
         self.step = Step.IDLE
         self.advance()
 
-    def deal(self) -> None:
-        """The round's end has been seen: the next round is dealt (or the game is over)."""
+    def deal(self, start: Callable[[], Any] | None = None) -> None:
+        """The round's end has been seen: the next round is dealt (a mirror: by `start`, as the
+        table elsewhere dealt it), or the game is over."""
         if self.step is not Step.ROUND_OVER:
             return
         self.cancel()
@@ -286,7 +301,7 @@ class Sequencer:
             self.step = Step.GAME_OVER
             self.emit(GameOver())
             return
-        game.start_round()
+        (start or game.start_round)()
         self.hooks.start_round(game)
         self.step = Step.IDLE
         self.emit(RoundStarted(game.round_index + 1))
