@@ -2,7 +2,11 @@
 paced by a fake host that keeps every "later" with its delay, and the events it tells."""
 from __future__ import annotations
 
+import re
 from collections import deque
+from pathlib import Path
+
+import duckcover
 
 from duckcover.engine import Game, Phase, Rules
 from duckcover.players.events import (BY_TIME, BotFlips, ChoiceOpened, Chosen, FlipAwaited, Flipped, GameOver,
@@ -35,6 +39,9 @@ class QueuePacing:
 
     def clock(self) -> float:
         return self.now
+
+    def cancel(self) -> None:
+        pass
 
     def step(self) -> float:
         delay, callback = self.queue.popleft()
@@ -175,3 +182,24 @@ def test_sequence_inline_pacing_plays_a_low_blows_game_to_the_end_without_recurs
     sequencer.start()
     pacing.drain()
     assert game.over and sequencer.step is Step.GAME_OVER
+
+
+# --- one place decides ----------------------------------------------------------------------------
+SEQUENCE_DECISION = re.compile(r"\.phase (?:is not|is|not in|in) \(?Phase\.(?:FLIP|ROUND_OVER|GAME_OVER)")
+MOVES_ON = re.compile(r"\.(?:flip|start_round)\(")
+# Files that move a game on by what a record says came next, not by its phase.
+REPLAYS = {"duckcover/saves/record.py", "duckcover/app/screens/replay.py"}
+
+
+def test_one_file_decides_the_sequence_of_a_game_from_its_phase():
+    """What comes after a flip, when a round ends, when the next deal comes: outside the engine,
+    only the sequencer reads the phase to flip or deal (the app, the server, the arena, the
+    learning environment and the guest's client are its hosts)."""
+    root = Path(duckcover.__file__).parent
+    deciding = []
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root.parent).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if not name.startswith("duckcover/engine/") and SEQUENCE_DECISION.search(text) and MOVES_ON.search(text):
+            deciding.append(name)
+    assert [name for name in deciding if name not in REPLAYS] == ["duckcover/players/sequence.py"]

@@ -4,7 +4,10 @@ asyncio loop) all run the one sequencer, with the same hooks and seeding for the
 same seat specs, variants and seed make the same record, byte for byte, whatever the pacing."""
 from __future__ import annotations
 
+import asyncio
 import random
+import tempfile
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +22,9 @@ from duckcover.players.harness import bot_key_for, constructor_seed, play_game
 from duckcover.players.plugins import resolve_bot
 from duckcover.players.safety import Referee
 from duckcover.players.sequence import SPEEDS
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Seat
+from duckcover.net.table_host import Table
 from duckcover.saves.record import dumps, to_record
 from helpers import seatable_rules
 
@@ -74,6 +80,28 @@ def app_record(specs, rules, seed, names, speed, order: random.Random) -> str:
     return dumps(to_record(game, bots=list(specs)))
 
 
+def server_record(specs, rules, seed, names, pace: float) -> str:
+    """A server's table of bots (watched: somebody is there, so it plays on), on an asyncio loop,
+    its bots asked each on its own in the thread pool; nothing written to disk."""
+
+    async def play() -> Table:
+        with tempfile.TemporaryDirectory() as data:
+            server = TableServer(Path(data), pace=pace, stats=False, speed="fast")
+            over = asyncio.Event()
+            server.save = lambda table: None
+            server.finished = lambda table: over.set()
+            seats = [Seat("bot", bot=spec, name=name) for spec, name in zip(specs, names)]
+            table = Table("t1", "hosts", seats, rules, seed, server)
+            table.anyone_here = lambda: True
+            table.start_game()
+            await asyncio.wait_for(over.wait(), 120)
+            table.close()
+            return table
+
+    table = asyncio.run(play())
+    return dumps(to_record(table.game, bots=list(specs)))
+
+
 tables = st.tuples(
     st.lists(st.sampled_from(CHEAP), min_size=2, max_size=7),
     st.sets(st.sampled_from(APP_VARIANTS), max_size=2),
@@ -82,8 +110,9 @@ tables = st.tuples(
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(table=tables, speed=st.sampled_from(SPEEDS), order=st.randoms(use_true_random=False))
-def test_hosts_the_same_seat_specs_variants_and_seed_make_the_same_record_in_every_host(table, speed, order):
+@given(table=tables, speed=st.sampled_from(SPEEDS), order=st.randoms(use_true_random=False),
+       pace=st.sampled_from([0.0, 0.001]))
+def test_hosts_the_same_seat_specs_variants_and_seed_make_the_same_record_in_every_host(table, speed, order, pace):
     specs, variants, seed = table
     names = [f"P{seat + 1}" for seat in range(len(specs))]
     rules = seatable_rules(variants, len(names))
@@ -91,3 +120,4 @@ def test_hosts_the_same_seat_specs_variants_and_seed_make_the_same_record_in_eve
         return  # a variant that does not seat this many
     arena = arena_record(specs, rules, seed, names)
     assert app_record(specs, rules, seed, names, speed, order) == arena
+    assert server_record(specs, rules, seed, names, pace) == arena

@@ -122,7 +122,6 @@ class TableFlow:
         self.state = TurnState.IDLE
         self.number = 0  # the open choice's number (a hint or a hand-over for an older one is dropped)
         self.asked: int | None = None  # the human asked to choose now
-        self.flip_ahead = False  # a flip typed while the reveal was still on the table
         self.listeners: list[Callable[[Any], None]] = []
         ctl.table.run = self.run_bots
         self.sequencer = Sequencer(ctl.table, self, pauses=PAUSES[speed], hooks=ctl, deal_waits=True,
@@ -147,6 +146,9 @@ class TableFlow:
 
     def clock(self) -> float:
         return time.monotonic()
+
+    def cancel(self) -> None:
+        pass  # (a timer left to run calls nothing)
 
     def run_bots(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """The table's runner: the bots decide in a worker; their notices come with the answer."""
@@ -188,15 +190,10 @@ class TableFlow:
         state = STATE_OF.get(kind)
         if state is not None:
             self.state = state
-        if kind is RoundOver:
-            self.flip_ahead = False  # the scorepad comes first: a flip typed before it is not carried over
         self.tell(event)
         if kind is Chosen and event.seat == self.asked and self.state is TurnState.CHOOSING:
             self.asked = None
             self.next_human()
-        elif kind is FlipAwaited and self.flip_ahead and self.state is TurnState.AWAIT_FLIP:
-            self.flip_ahead = False  # typed during the reveal: it counts now
-            self.press_flip()
 
     # --- the humans at this keyboard -------------------------------------------------------
     def next_human(self) -> None:
@@ -230,6 +227,19 @@ class TableFlow:
             self.asked = None
             self.state = TurnState.WAITING
             self.tell(ChoiceTaken())
+
+    @property
+    def flip_ahead(self) -> bool:
+        """A flip typed while the table still moves on (the reveal, the bots' choices): it is
+        played as soon as it is asked (the sequencer keeps it; a round's end drops it)."""
+        return self.sequencer.flip_ahead
+
+    @flip_ahead.setter
+    def flip_ahead(self, ahead: bool) -> None:
+        if ahead:
+            self.sequencer.flip(ahead=True)
+        else:
+            self.sequencer.flip_ahead = False
 
     def press_flip(self) -> None:
         """The flip key: it counts while a human Captain here is asked to flip."""

@@ -428,7 +428,7 @@ class RemoteApp(DuckCoverApp):
             return
         game = replay(record, unseen=True)
         flips = message.pending_flips
-        if flips and game.phase is Phase.FLIP:
+        if flips:  # between the flip and the reveal (the engine refuses a flip out of turn)
             game.flip(*flips)
             gifts = message.pending_gifts
             if gifts and game.phase is Phase.GIFT:

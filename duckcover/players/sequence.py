@@ -72,6 +72,10 @@ class Pacing(Protocol):
     def clock(self) -> float:
         """Seconds, monotonic: what a time limit's deadline is read against."""
 
+    def cancel(self) -> None:
+        """The pending "later" is not wanted any more: a host may drop it (its call would do
+        nothing anyway)."""
+
 
 class InlinePacing:
     """Pacing with no time at all: every "later" waits in a queue that `drain` runs, the bots
@@ -88,6 +92,9 @@ class InlinePacing:
 
     def clock(self) -> float:
         return 0.0
+
+    def cancel(self) -> None:
+        pass
 
     def drain(self) -> None:
         queue = self.queue
@@ -136,6 +143,8 @@ class Sequencer:
     `deal_waits`: the next round is dealt when the host calls `deal` (the app: the scorepad is
     closed), not after the round pause. `turn_seconds`: a person's time to flip or choose (the
     flip is then made for them, the choice is the fallback move: Table.time_up).
+    `waits()`: the table waits (everyone left a server's table): no next step starts until the
+    host calls `reconsider`.
     `follows`: the table is a mirror of one elsewhere (a server's guest): the flips, the reveals
     and the deals are that table's (`flip(*codes)`, `reveal(moves)`, `deal(start)`), and this
     sequence keeps only the steps between them and their pauses.
@@ -143,7 +152,8 @@ class Sequencer:
 
     def __init__(self, table: Table, pacing: Pacing, *, pauses: Pauses = NO_PAUSES, hooks: BotHooks | None = None,
                  flips_itself: Callable[[int], bool] | None = None, deal_waits: bool = False,
-                 turn_seconds: float | None = None, follows: bool = False) -> None:
+                 turn_seconds: float | None = None, follows: bool = False,
+                 waits: Callable[[], bool] | None = None) -> None:
         self.table = table
         self.game: Game = table.game
         self.pacing = pacing
@@ -153,7 +163,9 @@ class Sequencer:
         self.deal_waits = deal_waits
         self.turn_seconds = turn_seconds
         self.follows = follows
+        self.waits = waits
         self.step = Step.IDLE
+        self.flip_ahead = False  # the next Captain's player flipped before the flip was asked
         self.deadline: float | None = None  # when a person's time to flip or choose ends
         self.listeners: list[Callable[[Event], None]] = []
         self._timer = 0  # the pending "later"'s number: a callback whose number is old does nothing
@@ -187,6 +199,7 @@ class Sequencer:
     def cancel(self) -> None:
         self._timer += 1
         self.deadline = None
+        self.pacing.cancel()
 
     def _time_limit(self, callback: Callable[[], Any]) -> None:
         seconds = self.turn_seconds
@@ -209,6 +222,10 @@ class Sequencer:
         game = self.game
         if self.step in (Step.ROUND_OVER, Step.GAME_OVER):
             return
+        if self.waits is not None and self.waits():
+            self.cancel()
+            self.step = Step.IDLE  # (`reconsider` goes on)
+            return
         if game.phase in CHOOSING and self.table.views:  # a choice is open: its time limit stays
             self.step = Step.CHOOSING
             self.table.ask_bots()  # (a seat a bot plays now, since)
@@ -216,6 +233,7 @@ class Sequencer:
         self.cancel()
         if game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
             self.step = Step.ROUND_OVER
+            self.flip_ahead = False  # the round's end comes first: a flip before it is not carried over
             self.emit(RoundOver(len(game.results)))
             if not self.deal_waits:
                 self._later(self.pauses.round, self.deal)
@@ -229,14 +247,21 @@ class Sequencer:
             self.step = Step.AWAIT_FLIP
             self._time_limit(self._flip)
             self.emit(FlipAwaited(game.captain))
+            if self.flip_ahead and self.step is Step.AWAIT_FLIP:
+                self.flip_ahead = False  # flipped before it was asked: it counts now
+                self._flip()
 
-    def flip(self, *codes: int | None) -> bool:
-        """The Captain's player flips (a mirror: the cards the table elsewhere flipped). False
-        when no flip is awaited."""
-        if not (self.step is Step.AWAIT_FLIP or (self.follows and self.step is Step.FLIPPING)):
-            return False
-        self._flip(*codes)
-        return True
+    def flip(self, *codes: int | None, ahead: bool = False) -> bool:
+        """The Captain's player flips (a mirror: the cards the table elsewhere flipped); with
+        `ahead`, a flip for the next turn made before it is asked (during the reveal) counts
+        when it is. False when no flip is awaited."""
+        if self.step is Step.AWAIT_FLIP or (self.follows and self.step is Step.FLIPPING):
+            self._flip(*codes)
+            return True
+        if ahead and not self.follows and self.next_flipper() is not None and self.step is not Step.ROUND_OVER:
+            self.flip_ahead = True
+            return True
+        return False
 
     def _flip(self, *codes: int | None) -> None:
         if self.game.phase is not Phase.FLIP or (self.follows and not codes):
@@ -252,9 +277,9 @@ class Sequencer:
         table = self.table
         self.step = Step.CHOOSING
         self.cancel()
+        if self.turn_seconds and any(not table.bot_plays(seat) for seat in self.game.awaiting):
+            self._time_limit(table.time_up)  # (before the opening is told: its deadline with it)
         table.open_choice()
-        if self.turn_seconds and any(not table.bot_plays(seat) for seat in table.views):
-            self._time_limit(table.time_up)
         table.ask_bots()
 
     def choose(self, seat: int, move: Move | None, **how: Any) -> str | None:
@@ -312,7 +337,22 @@ class Sequencer:
         self.cancel()
         self.step = Step.IDLE if self.step is not Step.GAME_OVER else Step.GAME_OVER
 
+    def reconsider(self) -> None:
+        """Who plays a seat has changed (a player back, a stand-in due, a table no longer
+        waiting): a flip still to come is decided again, bots now due are asked."""
+        if self.step in (Step.IDLE, Step.AWAIT_FLIP, Step.FLIPPING):
+            self.advance()
+        elif self.step is Step.CHOOSING:
+            self.table.ask_bots()
+
     # --- what a host asks -----------------------------------------------------------------
+    def waiting_for(self) -> list[int]:
+        """The seats the sequence waits on now: a Captain's player to flip, or the seats still
+        to choose."""
+        if self.step is Step.AWAIT_FLIP:
+            return [self.game.captain]
+        return self.table.waiting() if self.step is Step.CHOOSING else []
+
     def next_flipper(self) -> int | None:
         """The Captain whose flip comes next, if a person flips it: None while a bot Captain
         flips or when the round ends first."""
