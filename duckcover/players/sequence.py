@@ -176,13 +176,16 @@ class Sequencer:
         self.listeners.append(listener)
 
     def emit(self, event: Event) -> None:
-        for listener in list(self.listeners):
+        for listener in self.listeners:  # (set up before the game, never during an event)
             listener(event)
 
     def _table_said(self, event: Event) -> None:
-        self.emit(event)
-        if type(event) is Chosen and self.step is Step.CHOOSING and not self.follows and self.table.ready():
-            self._resolve()
+        for listener in self.listeners:
+            listener(event)
+        if type(event) is Chosen and self.step is Step.CHOOSING and not self.follows:
+            table = self.table
+            if table.views.keys() <= table.chosen.keys():  # (Table.ready: every seat has chosen)
+                self._resolve()
 
     # --- time ---------------------------------------------------------------------------------
     def _later(self, delay: float, callback: Callable[[], Any]) -> None:

@@ -70,7 +70,7 @@ class Table:
         self.listeners.append(listener)
 
     def emit(self, event: Event) -> None:
-        for listener in list(self.listeners):
+        for listener in self.listeners:  # (set up before the game, never during an event)
             listener(event)
 
     # --- the turn -----------------------------------------------------------------------------
