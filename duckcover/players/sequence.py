@@ -169,6 +169,7 @@ class Sequencer:
         self.deadline: float | None = None  # when a person's time to flip or choose ends
         self.listeners: list[Callable[[Event], None]] = []
         self._timer = 0  # the pending "later"'s number: a callback whose number is old does nothing
+        self._pending = False  # a "later" or a time limit may still call back
         table.listen(self._table_said)
 
     # --- who listens --------------------------------------------------------------------------
@@ -192,17 +193,22 @@ class Sequencer:
         """One pending call at a time: a new one (or `cancel`) makes the older one do nothing."""
         self._timer += 1
         number = self._timer
+        self._pending = True
 
         def call() -> None:
             if number == self._timer:
+                self._pending = False
+                self.deadline = None  # (a time limit's call: its time is over)
                 callback()
 
         self.pacing.later(delay, call)
 
     def cancel(self) -> None:
-        self._timer += 1
-        self.deadline = None
-        self.pacing.cancel()
+        if self._pending:  # (most steps have nothing pending: they cost nothing here)
+            self._pending = False
+            self._timer += 1
+            self.deadline = None
+            self.pacing.cancel()
 
     def _time_limit(self, callback: Callable[[], Any]) -> None:
         seconds = self.turn_seconds
