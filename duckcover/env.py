@@ -47,6 +47,8 @@ from collections import Counter
 from .engine import Game, Phase, Rules, new_seed
 from .engine.game import captain_cards
 from .engine.grid import neighbours
+from .players.sequence import InlinePacing, Sequencer
+from .players.table import Table
 
 try:
     import numpy as np
@@ -89,6 +91,8 @@ class DuckCoverEnv(ParallelEnv):
         self.possible_agents = [f"seat_{seat}" for seat in range(players)]
         self.agents: list[str] = []
         self.game: Game | None = None
+        self._sequence: Sequencer | None = None  # every seat's choice is the agents': they are its people
+        self._pacing = InlinePacing()
         self._next_seed: int | None = None
         self._size = observation_size(players)
 
@@ -112,6 +116,10 @@ class DuckCoverEnv(ParallelEnv):
         self._next_seed = seed + 1
         self.game = Game(self.players, self.rules, seed=seed)
         self.agents = list(self.possible_agents)
+        table = Table(self.game, is_human=lambda seat: True, keep_views=False)
+        self._pacing.queue.clear()
+        self._sequence = Sequencer(table, self._pacing, flips_itself=lambda seat: True)
+        self._sequence.start()
         self._advance()
         return self._observations(), {agent: self._info(seat, False) for seat, agent in enumerate(self.agents)}
 
@@ -121,8 +129,8 @@ class DuckCoverEnv(ParallelEnv):
         game = self.game
         illegal = [False] * self.players
         rounds = len(game.results)
-        if game.phase in (Phase.MOVE, Phase.GIFT, Phase.PLACE):
-            moves = [None] * self.players
+        if self._sequence.choosing:
+            moves: dict = {}
             for seat in game.awaiting:
                 legal = game.legal_moves(seat)[:MAX_ACTIONS]
                 action = actions.get(self.possible_agents[seat], 0)
@@ -131,7 +139,8 @@ class DuckCoverEnv(ParallelEnv):
                     illegal[seat] = True
                     index = index % len(legal) if index >= 0 else 0
                 moves[seat] = legal[index]
-            game.play(moves)
+            for seat, move in moves.items():  # the last one plays the turn
+                self._sequence.choose(seat, move, checked=True)
         rewards = dict.fromkeys(self.agents, 0.0)
         self._advance()
         for outcome in game.results[rounds:]:
@@ -147,13 +156,8 @@ class DuckCoverEnv(ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def _advance(self) -> None:
-        """Flip, and start rounds, until some seat must choose or the game is over."""
-        game = self.game
-        while not game.over and game.phase not in (Phase.MOVE, Phase.GIFT, Phase.PLACE):
-            if game.phase is Phase.ROUND_OVER:
-                game.start_round()
-            else:
-                game.flip()
+        """The sequence goes on (flips, deals) until some seat must choose or the game is over."""
+        self._pacing.drain()
 
     def render(self):
         if self.render_mode != "ansi" or self.game is None:

@@ -33,6 +33,18 @@ def rules(*variants: str, **options) -> Rules:
     return Rules(variants=frozenset(variants), splashes=packaged_splashes(), **options)
 
 
+def seatable_rules(variants, players: int) -> Rules | None:
+    """The rules of `variants` (in any order), or None if they do not seat `players`."""
+    from duckcover.engine import RulesError
+
+    try:
+        found = rules(*sorted(variants))
+        found.check_players(players)
+    except RulesError:
+        return None
+    return found
+
+
 def layout(placed: dict[tuple[int, int], int] | None = None) -> list[list[int]]:
     """A 4x3 starting layout with `placed` cell -> number; other numbers fill the rest in order."""
     placed = placed or {}

@@ -10,6 +10,7 @@ import pytest
 
 from duckcover.app import AppOptions, SeatSpec, create_app
 from autoplay import play_to_end, table_of
+from duckcover.players.sequence import InlinePacing, Sequencer
 from duckcover.app.controller import TurnController
 from duckcover.engine import Game
 from duckcover.players.bot import Bot
@@ -237,12 +238,10 @@ async def test_a_bot_file_named_on_the_command_line_plays_in_its_own_process(tmp
 async def test_resume_keeps_the_key_and_the_fallbacks_of_the_record(tmp_path):
     game = Game(["A", "B"], seed=8)
     controller = TurnController(game, [SeatSpec("A", "medium"), SeatSpec("B", "medium")], bots=[PassiveBot(), Evil()])
+    pacing = InlinePacing()  # the sequencer, paced by hand: five turns, then the game is saved
+    Sequencer(controller.table, pacing, hooks=controller).start()
     while game.turn_number < 5:
-        controller.flip()
-        while controller.game.phase.value in ("move", "gift", "place"):
-            controller.open_choice()
-            controller.chosen.update(controller.decide_bots(controller.bot_seats()))
-            controller.resolve()
+        pacing.queue.popleft()()
     record = controller.record()
     assert any("fallbacks" in turn for turn in record["rounds"][0]["turns"])
     save_unfinished(json.loads(json.dumps(record)), new_game_path(tmp_path))

@@ -1,5 +1,6 @@
-"""The table's flow (duckcover.app.flow.TableFlow) with no app running: a fake pace runs its
-timers and bot workers from a queue, and the tests read the events the flow tells its screen.
+"""The table's flow (duckcover.app.flow.TableFlow: the app's host of the one sequencer) with no
+app running: a fake pace runs its timers and bot workers from a queue, and the tests read the
+events the flow tells its screen (the sequencer's, duckcover.players.events, and the host's own).
 (The flow imports no Textual: pyproject.toml's flow-without-textual contract.)"""
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from duckcover.app.controller import TurnController
-from duckcover.app.flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceOpened, Flipped, FlipAwaited, GameOver, GiftsRevealed,
-                                HandOver, Notices, RoundOver, RoundStarted, TableFlow, TurnRevealed, TurnState,
-                                Waiting)
+from duckcover.app.flow import BotsFailed, ChoiceAsked, HandOver, Notices, TableFlow, TurnState, Waiting
+from duckcover.players.events import (BotFlips, ChoiceOpened, Chosen, Flipped, FlipAwaited, GameOver, Revealed, RoundOver,
+                                      RoundStarted, TurnOver)
 from duckcover.app.options import SeatSpec
 from duckcover.app.remote import RemoteTable
-from duckcover.engine import CHOOSING, Game, Phase, Rules, RulesError
+from duckcover.engine import CHOOSING, Game, Phase, Rules
 from duckcover.engine.rules import APP_VARIANTS
 from duckcover.net import protocol as p
 from duckcover.players.bot import Bot
@@ -24,6 +25,7 @@ from duckcover.saves.record import replay, to_record
 from duckcover_bots.greedy import GreedyBot
 from duckcover_bots.random_bot import RandomBot
 from helpers import rules as with_variants
+from helpers import seatable_rules
 
 
 class FakeClock:
@@ -114,10 +116,10 @@ def test_flow_a_seeded_bots_only_game_ends_in_game_over_with_the_engines_record(
     kinds_told = [type(event) for event in events]
     assert kinds_told.count(GameOver) == 1
     assert kinds_told.count(RoundOver) == rules.rounds() == kinds_told.count(RoundStarted) + 1
-    assert kinds_told.count(TurnRevealed) == sum(len(entry["turns"]) for entry in to_record(game)["rounds"])
+    assert kinds_told.count(TurnOver) == sum(len(entry["turns"]) for entry in to_record(game)["rounds"])
     assert not any(isinstance(event, (FlipAwaited, ChoiceAsked)) for event in events)  # nobody plays here
     if "low-blows" in rules.variants:
-        assert GiftsRevealed in kinds_told
+        assert any(type(e) is Revealed and e.turn is None for e in events)  # the gifts, then the placing
     # every bot Captain's flip waits its pause first, every reveal stays for its own
     assert {0.8, 1.0} == set(pace.delays)
     assert kinds_told.count(BotFlips) == pace.delays.count(0.8)
@@ -135,7 +137,7 @@ def test_flow_a_human_captain_is_asked_to_flip_and_a_flip_typed_ahead_counts_at_
             told = len(events)
             flow.press_flip()
             assert isinstance(events[told], Flipped)
-        elif flow.state is TurnState.CHOOSING and events[-1] == ChoiceAsked(0):
+        elif flow.state is TurnState.CHOOSING and flow.asked == 0:
             flow.submit(0, ctl.views[0].legal_moves()[0])
         elif flow.state is TurnState.PAUSE and flow.flip_is_next_here() and typed_ahead < 3:
             flow.flip_ahead = True  # the screen's Space during the reveal
@@ -164,16 +166,17 @@ def test_flow_a_human_seat_is_asked_from_the_views_fixed_at_the_opening():
             break
         flow.press_flip()
         pace.step()
-    assert flow.state is TurnState.CHOOSING and events[-1] == ChoiceAsked(0)
+    assert flow.state is TurnState.CHOOSING and flow.asked == 0
     opened = next(e for e in reversed(events) if isinstance(e, ChoiceOpened))
     view, grids = ctl.views[0], [dict(game.grid(seat)) for seat in range(game.n)]
     pace.run()  # the bots answer meanwhile: nothing is revealed, nothing applies
     assert flow.state is TurnState.CHOOSING and ctl.views[0] is view and opened.number == flow.number
     assert [dict(game.grid(seat)) for seat in range(game.n)] == grids
-    assert not any(isinstance(e, TurnRevealed) for e in events[events.index(opened):])
+    assert not any(isinstance(e, TurnOver) for e in events[events.index(opened):])
     turns = game.turn_number
+    told = len(events)
     flow.submit(0, view.legal_moves()[0])
-    assert isinstance(events[-2], Waiting) and isinstance(events[-1], TurnRevealed)
+    assert [type(e) for e in events[told:]] == [Chosen, Waiting, Revealed, TurnOver]
     assert game.turn_number == turns + 1 and flow.state is TurnState.PAUSE
 
 
@@ -210,14 +213,12 @@ def test_flow_a_failing_bots_worker_is_told_after_its_notices_and_an_answer_for_
     pace.run()
     assert events[-2:] == [Notices(["a plugin could not load"]), BotsFailed()]
     assert flow.state is TurnState.WAITING and not ctl.load_errors and game.turn_number == 0
-    old = flow.number
-    moves = answers(ctl.bot_seats())
-    flow.number += 1  # as if another choice had opened since
-    flow.bots_answered(old, moves)
+    turns = ctl.table
+    moves = answers(turns.bots_to_ask())
+    turns.answer(turns.number - 1, list(moves), moves)  # an answer for an older choice
     assert flow.state is TurnState.WAITING and game.turn_number == 0  # nothing of it was taken
-    flow.number -= 1
-    flow.bots_answered(old, moves)
-    assert isinstance(events[-1], TurnRevealed) and game.turn_number == 1
+    turns.answer(turns.number, list(moves), moves)
+    assert isinstance(events[-1], TurnOver) and game.turn_number == 1
 
 
 class FirstLegal(Bot):
@@ -234,14 +235,12 @@ class FirstLegal(Bot):
 @given(seed=st.integers(0, 2**32), humans=st.lists(st.booleans(), min_size=2, max_size=5),
        variants=st.sets(st.sampled_from(APP_VARIANTS), max_size=2), handover=st.booleans())
 def test_flow_property_any_table_plays_to_game_over_as_the_engine_plays_it(seed, humans, variants, handover):
-    """Whoever sits where: every step is a legal transition (go() raises otherwise), a human is
-    asked only for a seat that is human, from the view fixed when the choice opened, and the
-    game the flow plays is the engine's own game among the same players."""
+    """Whoever sits where: a human is asked only for a seat that is human, from the view fixed
+    when the choice opened, and the game the flow plays is the engine's own game among the
+    same players."""
     names = [f"P{seat}" for seat in range(len(humans))]
-    try:
-        rules = with_variants(*sorted(variants))
-        rules.check_players(len(names))
-    except RulesError:
+    rules = seatable_rules(variants, len(names))
+    if rules is None:
         return  # a variant that does not seat this many
     players = [FirstLegal() if human else GreedyBot() for human in humans]
     engine_game = play_game(players, rules, seed=seed, names=names)
@@ -257,8 +256,8 @@ def test_flow_property_any_table_plays_to_game_over_as_the_engine_plays_it(seed,
             break
         if flow.state is TurnState.AWAIT_FLIP:
             flow.press_flip()
-        elif flow.state is TurnState.CHOOSING and isinstance(events[-1], ChoiceAsked):
-            seat = events[-1].seat
+        elif flow.state is TurnState.CHOOSING and flow.asked is not None:
+            seat = flow.asked
             assert humans[seat] and ctl.views[seat] is opened[seat]
             flow.submit(seat, FirstLegal().choose(ctl.views[seat]))
         else:
@@ -322,7 +321,9 @@ def test_remote_flow_applies_a_reveal_and_the_next_flip_only_after_the_pause():
     assert table.game.turn_number == 1 and table.game.phase is Phase.FLIP and table.inbox
     assert sum(isinstance(e, Flipped) for e in events) == 1
     pace.queue.popleft()()  # the reveal's pause is over
-    assert table.game.turn_number == 2 and not table.inbox and flow.state is TurnState.PAUSE
+    assert table.game.turn_number == 1  # (the flip's step has come: the waiting flip is due now)
+    pace.run()
+    assert table.game.turn_number == 2 and not table.inbox and flow.state is TurnState.FLIPPING
     assert turns_of(table.game) == turns_of(server_game) and not sent
 
 
@@ -351,7 +352,7 @@ def test_remote_flow_a_watcher_sent_a_whole_game_at_once_plays_it_turn_by_turn_t
     pace.run()
     assert flow.state is TurnState.GAME_OVER and table.game.over and isinstance(events[-1], GameOver)
     assert turns_of(table.game) == turns_of(server_game) and not table.inbox and not sent
-    assert sum(isinstance(e, TurnRevealed) for e in events) == sum(map(len, turns_of(server_game)))
+    assert sum(isinstance(e, TurnOver) for e in events) == sum(map(len, turns_of(server_game)))
 
 
 def test_remote_flow_sends_this_seats_flip_and_asks_sync_when_the_mirror_loses_step():

@@ -273,11 +273,11 @@ def test_every_human_who_quacks_is_named_not_only_the_one_on_screen():
     turn(game, 6, {0: (6, (0, 1)), 1: (6, (0, 1)), 2: (6, (2, 1))})  # Ann's and Ben's 5 covered
     game.flip(5)
     ctl = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben"), SeatSpec("Cy", "easy")])
-    ctl.open_choice()
+    ctl.table.open_choice()
     assert ctl.quacking_humans() == [0, 1]
     assert ctl.quack_prompt(main_seat=1) == (
         "Player 1: card covered, Quack! (automatic) Player 2: card covered, Quack! (automatic)"
     )
     alone = TurnController(game, [SeatSpec("Ann"), SeatSpec("Ben", "easy"), SeatSpec("Cy", "easy")])
-    alone.open_choice()
+    alone.table.open_choice()
     assert alone.quack_prompt(main_seat=0) == "Your card is covered: Quack! (automatic)"

@@ -9,7 +9,7 @@ import pytest
 
 from autoplay import table_of
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.options import REVEAL_PAUSE
+from duckcover.players.sequence import PAUSES
 from duckcover.app.table.screen import TurnState
 
 
@@ -44,7 +44,7 @@ async def test_a_space_typed_0_3_s_after_enter_flips_when_the_reveal_is_over(tmp
             table = await ann_is_captain(pilot, app)
             if table is None:
                 continue
-            assert REVEAL_PAUSE["normal"] > 0.5  # the Space below comes during the reveal
+            assert PAUSES["normal"].reveal > 0.5  # the Space below comes during the reveal
             await pilot.press("space")
             await until(pilot, lambda: table.chooser is not None)
             await choose_by_keys(pilot, table)

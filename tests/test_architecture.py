@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = "duckcover.app"
 # The rooms of ../shared/ARCHITECTURE.md, top to bottom ("a | b": neither imports the other).
 ROOMS = ["duckcover.__main__", "duckcover.cli", "duckcover.commands", "duckcover.app", "duckcover.net",
-         "duckcover.players | duckcover.saves | duckcover.env", "duckcover.common", "duckcover.engine"]
+         "duckcover.env", "duckcover.players | duckcover.saves", "duckcover.common", "duckcover.engine"]
 
 
 def _modules() -> dict[str, Path]:

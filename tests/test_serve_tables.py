@@ -183,7 +183,7 @@ async def test_a_server_restarted_from_its_files_resumes_every_table_mid_round(t
         client.writer.transport.abort()
     first.server.close()
     for t in first.tables.values():
-        t.cancel_timer()
+        t.sequence.stop()  # (its timers: nothing runs on)
     second = TableServer(tmp_path, grace=30, pace=0)
     second.restore()
     assert set(second.tables) == set(saved)

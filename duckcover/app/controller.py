@@ -1,26 +1,26 @@
 """The turn controller: the words of a local table around the shared turn (players.table).
 
-It is not a widget. The table's flow (app/flow.py) moves it on; bots are asked (in worker
-threads) through `decide_bots`, humans through the UI with `submit`. The turn itself (views
-built when the choice opened, private choices, the joint move played only when all seats have
-chosen) is the `players.table.Table` the server plays on too, so nobody (human or bot) ever
-sees another seat's choice before the reveal; this class says what happens, in words.
+It is not a widget. The game's sequence is the one sequencer's (players/sequence.py), which the
+table's flow (app/flow.py) hosts; bots are asked (in worker threads) through `decide`, humans
+through the UI with `submit`. The turn itself (views built when the choice opened, private
+choices, the joint move played only when all seats have chosen) is the `players.table.Table`
+the server plays on too, so nobody (human or bot) ever sees another seat's choice before the
+reveal; this class says what happens, in words, and is the bots' hooks (start_game,
+start_round, observe) for the sequencer.
 
 Bots play through the same Referee as in the arena (duckcover.players.safety): private views, every
 hook of the contract, the cut-off, fallback moves, and a process of its own for a bot that
-did not come with duckcover. The flow calls `flip()` for the Captain's flip (so the bots hear
-of a new round); the app calls `close()` when the game is left.
+did not come with duckcover. The app calls `close()` when the game is left.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..common.i18n import t
 from ..engine.cards import MAX, REPEAT
 from ..engine.errors import IllegalMoveError
-from ..engine.game import CHOOSING, Game, Phase
+from ..engine.game import Game
 from ..engine.moves import Move, Turn
 from ..engine.view import PlayerView, turn_quacks
 from ..players.table import NOTHING_TO_CHOOSE
@@ -36,14 +36,6 @@ if TYPE_CHECKING:
 # The record format, the bot harness and Madness's sounds are imported where they are used:
 # none of them is needed before the first frame of the table.
 
-@dataclass
-class Reveal:
-    """What the table learns when the moves are turned over: one line per player."""
-
-    lines: list[str]
-    turn: Turn | None
-
-
 _walls_told = False  # the missing walls are said once per run (TurnController._tell_missing_walls)
 
 
@@ -54,19 +46,20 @@ class TurnController:
     - `game`: the state shown (read only: names, n, captain, phase, grid(seat), totals,
       rules, pile, discard, draw_size, turn_number, round_index, history, last_turn,
       results, over) and `seats` (name, bot, sound per seat), `humans`, `is_human(seat)`;
-    - the turn: `flip()`, `open_choice()`, `views` (seat -> the PlayerView it decides
-      from), `bot_seats()` + `decide_bots(seats)` (in a worker; its answer goes to `take_bot_moves`),
-      `humans_to_ask()`, `submit(seat, move)`, `ready()`, `resolve()` -> `Reveal`,
-      `start_round()`, `load_errors` (lines to show);
-    - words: `call_text()`, `flip_label()`, `explain_flip(turns_before)`,
-      `quack_prompt(seat)`, `turn_lines(turn)`; and `record()` for saving;
+    - the turn: `table` (the shared players.table.Table the sequencer plays on), `views`
+      (seat -> the PlayerView it decides from), `decide(game, seats)` (in a worker),
+      `humans_to_ask()`, `submit(seat, move)`, `load_errors` (lines to show); the bots'
+      hooks `start_game`, `start_round`, `observe`;
+    - words: `call_text()`, `flip_label()`, `flip_words(resolved)`, `quack_prompt(seat)`,
+      `turn_lines(turn)`, `gift_lines(gifts)`; and `record()` for saving;
     - where a table elsewhere decides (app/remote.RemoteTable answers differently; the
-      flow and the screen never ask which kind it has): `attach(flow)`, `moved_on()`,
-      `flip_here(state)`, `round_may_start()`, `joined_lines()`, `status_line(width)`,
-      `rating(seat)`, `settings_here`.
+      flow and the screen never ask which kind it has): `follows`, `attach(flow)`,
+      `choice_opened()`, `flip_here()`, `round_may_start()`, `joined_lines()`,
+      `status_line(width)`, `rating(seat)`, `settings_here`.
     """
 
     settings_here = True  # the settings file is this player's to change
+    follows = False  # the flips, reveals and deals are this table's own (not a server's)
 
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
                  loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,
@@ -86,7 +79,7 @@ class TurnController:
         self.named_bots = frozenset(named_bots)
         self.load_errors: list[str] = []  # notices for the table (bots that cannot load or fail)
         # `is_human` through self: the remote table (app/remote.py) says which seat is here.
-        self.table = Turns(game, is_human=lambda seat: self.is_human(seat))
+        self.table = Turns(game, is_human=lambda seat: self.is_human(seat), decide=self.decide)
         self.earlier_fallbacks = list(earlier_fallbacks)  # from the record of a resumed game
         self.explained: set[str] = set()  # what the log has explained once already
         self._referee: Referee | None = None
@@ -94,10 +87,6 @@ class TurnController:
         self._early_hooks: list = []  # hooks called before the Referee exists: (hook, views, extra)
         self._told: set[tuple[int, str]] = set()  # (seat, what) notices already given
         self._fallback_seats: set[int] = set()  # seats whose move this turn was a fallback
-        self._announced_round = -1 if game.turn_number == 0 else game.round_index
-        self._hook("start_game")
-        if self._announced_round >= 0:  # resumed in the middle of a round
-            self._hook("start_round")
 
     # --- who is who -------------------------------------------------------------------------
     @property
@@ -146,18 +135,12 @@ class TurnController:
         """Every grid as the choice opened: what the log tells a move against."""
         return self.table.before
 
-    def start_round(self) -> None:
-        self.game.start_round()
-
-    def open_choice(self) -> None:
-        """Fix the views every choosing seat decides from, before anyone's move applies."""
-        self.table.open_choice()
-
-    def bot_seats(self) -> list[int]:
-        return [seat for seat in self.views if not self.is_human(seat)]
-
     def humans_to_ask(self) -> list[int]:
         return [seat for seat in self.views if self.is_human(seat) and seat not in self.chosen]
+
+    def decide(self, game: Game, seats: Sequence[int]) -> dict[int, Move | None]:
+        """The table's Decider: the bots' moves, asked in a worker thread (the host's runner)."""
+        return self.decide_bots(seats)
 
     def decide_bots(self, seats: Sequence[int]) -> dict[int, Move | None]:
         """Runs in a worker thread: the Referee asks the bots; the game is read, never changed."""
@@ -167,10 +150,6 @@ class TurnController:
         self._fallback_seats.update(f.seat for f in referee.fallbacks[before:])
         self._tell_failures(referee)
         return {seat: moves[seat] for seat in seats}
-
-    def take_bot_moves(self, moves: dict[int, Move | None]) -> None:
-        """What `decide_bots` answered, for the choice open now (the screen drops older answers)."""
-        self.table.answer(self.table.number, list(moves), moves)
 
     def referee(self) -> Referee:
         """The Referee of this table, made (and the bots loaded) on first use, in a worker."""
@@ -247,16 +226,17 @@ class TurnController:
             views = {seat: self.game.view(seat) for seat, spec in enumerate(self.seats) if not spec.human}
             self._early_hooks.append((hook, views, extra))
 
-    def flip(self) -> None:
-        """The Captain flips (what the table calls): a round's first flip is told to the bots first."""
-        game = self.game
-        if self._announced_round != game.round_index:
-            self._announced_round = game.round_index
-            self._hook("start_round")
-        self.table.flip()
-        if game.phase not in CHOOSING and game.last_turn is not None:  # the turn resolved at the flip
-            self._hook("observe", (game.last_turn,))
-            self._after_turn()
+    # The sequencer's BotHooks: the bots hear of the game, each round and each turn.
+    def start_game(self, game: Game) -> None:
+        self._hook("start_game")
+
+    def start_round(self, game: Game) -> None:
+        self._hook("start_round")
+
+    def observe(self, game: Game, turn: Turn) -> None:
+        self._hook("observe", (turn,))
+        if game.over:
+            self.close()
 
     def close(self) -> None:
         """The game is left or over: the bots hear the last turn, then their processes end (in a
@@ -267,10 +247,6 @@ class TurnController:
 
             self._closed = True
             threading.Thread(target=referee.close, name="duckcover-bots-close", daemon=True).start()
-
-    def _after_turn(self) -> None:
-        if self.game.over:
-            self.close()
 
     def submit(self, seat: int, move: Move | None) -> None:
         refused = self.table.choose(seat, move)
@@ -284,20 +260,6 @@ class TurnController:
         err = self.table.refusal(seat, move)
         return t("error.illegal_move_because", reason=refusal_text(err.reason)) if err else t("error.illegal_move")
 
-    def ready(self) -> bool:
-        return self.table.ready()
-
-    def resolve(self) -> Reveal:
-        """Play the joint move. After low-blows gifts the reveal has no turn: placing follows."""
-        revealed = self.table.resolve()
-        if revealed.phase is Phase.GIFT:
-            return Reveal(self.gift_lines(revealed.moves), None)
-        turn = revealed.turn
-        lines = self.turn_lines(turn) + self.fallback_lines()
-        self._hook("observe", (turn,))
-        self._after_turn()
-        return Reveal(lines, turn)
-
     def fallback_lines(self) -> list[str]:
         """One line per bot whose move this turn the Referee made (the log marks each one)."""
         seats, self._fallback_seats = sorted(self._fallback_seats), set()
@@ -307,12 +269,12 @@ class TurnController:
     def attach(self, flow) -> None:
         """The flow that moves this table on has started (a local table needs nothing of it)."""
 
-    def flip_here(self, state) -> bool:
-        """Whether the Captain's flip, asked for in the flow's `state`, is played now."""
-        return True
+    def choice_opened(self) -> None:
+        """A choice has opened (a table elsewhere marks who had chosen before it was shown)."""
 
-    def moved_on(self) -> None:
-        """The flow has taken its next step (after a pause, a scorepad, the first frame)."""
+    def flip_here(self) -> bool:
+        """Whether a Captain's flip typed here is played here (a table elsewhere sends it)."""
+        return True
 
     def round_may_start(self) -> bool:
         """Whether the next round may be dealt as the scorepad closes."""
@@ -373,6 +335,15 @@ class TurnController:
         if turn.discarded:
             lines.append(discard_words(len(game.discard), game.round_rules.discard_limit(game.n)))
         return lines
+
+    def flip_words(self, resolved: bool) -> tuple[str, str]:
+        """The log's line for the flip just made, and what it means ("" if nothing to say)."""
+        game = self.game
+        before = game.turn_number - (1 if resolved else 0)
+        explain = self.explain_flip(before)
+        if resolved and game.last_turn is not None and game.last_turn.call.kind == "dead":
+            explain = None  # the turn's own line says what a dead Repeat does: once is enough
+        return self.flip_line(before), explain or ""
 
     def flip_line(self, turns_before: int) -> str:
         """The log's line for the card just flipped (and who flipped it)."""

@@ -1,81 +1,49 @@
-"""The table's flow: flip -> choices -> reveal -> (round end) -> flip, one turn after another.
+"""The app's host of the one game sequencer (players/sequence.py): its pace is Textual's.
 
-`TableFlow` sequences a game at the table (a `TurnController`, which wraps the shared
-`players.table.Table`) and says what happened through events; whoever shows the table (the
-Textual table screen, or a test) listens and only reacts, and hands the player's flip and
-moves back (`press_flip`, `submit`). It paces itself through a `Pace` its host gives it: call
-later or after a delay, run the bots' work in a worker. No Textual here, so a test can drive a
+The sequence of a game (flip -> choices -> reveal -> round end -> next deal) is the
+sequencer's; this host lends it time (the screen's timers), runs the bots' work in the screen's
+workers, and keeps what only a table at a keyboard has: which human is asked now, the
+pass-and-play hand-over, a flip typed ahead, the scorepad that holds the next deal. It tells
+its screen the sequencer's events (duckcover.players.events) and its own few below; whoever
+shows the table (the Textual table screen, or a test) listens and only reacts, and hands the
+player's flip and moves back (`press_flip`, `submit`). No Textual here, so a test can drive a
 whole game with a fake `Pace` and read the events.
 
-A table elsewhere (app/remote.RemoteTable: a server decides) feeds the server's flips, reveals
-and deals into the same flow: `do_flip`, `choice_taken`, `maybe_resolve`, `after_round_end`.
+A table elsewhere (app/remote.RemoteTable, a server's guest) runs the same sequencer as a
+mirror (`follows`): the server's flips, reveals and deals come through `sequencer.flip`,
+`.reveal` and `.deal`.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from ..engine.game import CHOOSING, Phase
 from ..engine.moves import Move
-from .controller import Reveal, TurnController
-from .options import FLIP_PAUSE, REVEAL_PAUSE
+from ..players.events import (BotFlips, ChoiceOpened, Chosen, FlipAwaited, GameOver, Revealed, RoundOver,
+                              RoundStarted, TurnOver)
+from ..players.sequence import PAUSES, Sequencer
+from .controller import TurnController
 
 
 class TurnState(StrEnum):
-    """Where the table is in a turn. The flow: flip -> choices -> reveal -> (round end) -> flip."""
+    """Where the table is, as its screen needs to know (which keys do what)."""
 
-    IDLE = "idle"  # between turns: `advance` decides what comes next
+    IDLE = "idle"  # between turns
     AWAIT_FLIP = "await-flip"  # a human Captain is to flip
     FLIPPING = "flipping"  # a bot Captain flips after a pause
     CHOOSING = "choosing"  # choices are open; a human at the keyboard may be choosing
     HANDOVER = "handover"  # pass-and-play: the table is hidden until the next human is ready
     WAITING = "waiting"  # every human here has chosen; bots may still be thinking
-    RESOLVING = "resolving"  # the joint move is being played
+    RESOLVING = "resolving"  # the moves are being revealed
     PAUSE = "pause"  # the reveal stays on screen for a moment
     ROUND_OVER = "round-over"  # the scorepad is up
     GAME_OVER = "game-over"  # the game-over screen is up
 
 
-S = TurnState
-TRANSITIONS: dict[TurnState, frozenset[TurnState]] = {
-    S.IDLE: frozenset({S.AWAIT_FLIP, S.FLIPPING, S.CHOOSING, S.ROUND_OVER}),
-    S.AWAIT_FLIP: frozenset({S.CHOOSING, S.PAUSE}),
-    S.FLIPPING: frozenset({S.CHOOSING, S.PAUSE}),
-    S.CHOOSING: frozenset({S.CHOOSING, S.HANDOVER, S.WAITING}),
-    S.HANDOVER: frozenset({S.CHOOSING}),
-    S.WAITING: frozenset({S.RESOLVING}),
-    S.RESOLVING: frozenset({S.CHOOSING, S.PAUSE}),
-    S.PAUSE: frozenset({S.IDLE}),
-    S.ROUND_OVER: frozenset({S.IDLE, S.GAME_OVER}),
-    S.GAME_OVER: frozenset(),
-}
-
-
-# --- events, in the order a game makes them (a dataclass compares its kind too) ------------
-@dataclass(frozen=True)
-class FlipAwaited:
-    seat: int  # a human Captain here is to flip
-
-
-@dataclass(frozen=True)
-class BotFlips:
-    seat: int  # the Captain flips by itself, after `pause` seconds
-    pause: float
-
-
-@dataclass(frozen=True)
-class Flipped:
-    line: str  # the log's line for the flip
-    explain: str  # what the flip means ("" if nothing to say)
-
-
-@dataclass(frozen=True)
-class ChoiceOpened:
-    number: int  # counts the choices: what answers an older one is dropped
-
-
+# --- the host's own events (the game's are duckcover.players.events) -----------------------
 @dataclass(frozen=True)
 class HandOver:
     seat: int  # pass-and-play: hide the table, then `handed_over(seat, number)`
@@ -95,31 +63,6 @@ class Waiting:
 @dataclass(frozen=True)
 class ChoiceTaken:
     """The choice asked here was made elsewhere (on a server: the time ran out)."""
-
-
-@dataclass(frozen=True)
-class GiftsRevealed:
-    lines: list[str]  # low blows: the gifts are out, now everyone places
-
-
-@dataclass(frozen=True)
-class TurnRevealed:
-    lines: list[str]  # one per player (and the fallbacks'): the reveal stays for its pause
-
-
-@dataclass(frozen=True)
-class RoundOver:
-    """The round has ended: the scorepad, then `after_round_end`."""
-
-
-@dataclass(frozen=True)
-class RoundStarted:
-    round: int  # counted from 1
-
-
-@dataclass(frozen=True)
-class GameOver:
-    """The last round has been scored."""
 
 
 @dataclass(frozen=True)
@@ -160,8 +103,14 @@ class Pace(Protocol):
     def call_after_refresh(self, callback: Callable[[], Any]) -> Any: ...
 
 
+# The sequencer's steps, as the screen's states (the host's own: CHOOSING, HANDOVER, WAITING).
+STATE_OF = {FlipAwaited: TurnState.AWAIT_FLIP, BotFlips: TurnState.FLIPPING, Revealed: TurnState.RESOLVING,
+            TurnOver: TurnState.PAUSE, RoundOver: TurnState.ROUND_OVER, RoundStarted: TurnState.IDLE,
+            GameOver: TurnState.GAME_OVER}
+
+
 class TableFlow:
-    """One game's sequence at a table; `state` is where it is, every change in TRANSITIONS."""
+    """One game at a table: the sequencer, paced by `pace`, and who at this keyboard is asked."""
 
     def __init__(self, ctl: TurnController, pace: Pace, *, speed: str = "normal", watch: bool = False,
                  handover: bool = False) -> None:
@@ -171,9 +120,14 @@ class TableFlow:
         self.watch = watch  # nobody plays here: every seat is watched
         self.handover = handover  # several humans here keep their choices from each other
         self.state = TurnState.IDLE
-        self.number = 0  # bumps per choice, so a stale worker's answer is ignored
-        self.flip_ahead = False  # a flip typed while the reveal was still on the table
+        self.number = 0  # the open choice's number (a hint or a hand-over for an older one is dropped)
+        self.asked: int | None = None  # the human asked to choose now
         self.listeners: list[Callable[[Any], None]] = []
+        ctl.table.run = self.run_bots
+        self.sequencer = Sequencer(ctl.table, self, pauses=PAUSES[speed], hooks=ctl, deal_waits=True,
+                                   flips_itself=lambda seat: watch or not ctl.is_human(seat), follows=ctl.follows)
+        self.sequencer.listen(self.on_event)
+        self.started = False
 
     def listen(self, listener: Callable[[Any], None]) -> None:
         self.listeners.append(listener)
@@ -182,89 +136,76 @@ class TableFlow:
         for listener in list(self.listeners):
             listener(event)
 
-    def go(self, state: TurnState) -> None:
-        if state not in TRANSITIONS[self.state]:
-            raise RuntimeError(f"table: no transition from {self.state.value} to {state.value}")
-        self.state = state
-
     def pass_and_play(self) -> bool:
         """Several humans at one keyboard, who want their choices kept from each other."""
         return self.handover and not self.watch and len(self.ctl.humans) > 1
 
-    # --- the sequence -----------------------------------------------------------------------
+    # --- the sequencer's pacing --------------------------------------------------------------
+    def later(self, delay: float, callback: Callable[[], Any]) -> None:
+        self.pace.later(lambda: self.pace.live() and callback(), delay)
+
+    def clock(self) -> float:
+        return time.monotonic()
+
+    def cancel(self) -> None:
+        pass  # (a timer left to run calls nothing)
+
+    def run_bots(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """The table's runner: the bots decide in a worker; their notices come with the answer."""
+        number = self.number
+
+        def answered(moves) -> None:
+            if number == self.number:
+                self.tell_notices()
+            done(moves)
+
+        def failed() -> None:
+            if number == self.number:
+                self.tell_notices()
+                self.tell(BotsFailed())
+
+        self.pace.in_worker(work, answered, failed)
+
+    def tell_notices(self) -> None:
+        lines, self.ctl.load_errors[:] = list(self.ctl.load_errors), []
+        if lines:
+            self.tell(Notices(lines))
+
+    # --- the game's events -----------------------------------------------------------------
     def advance(self) -> None:
-        self.next_step()
-        self.ctl.moved_on()
+        """The table is up: the game goes on from where it is."""
+        if not self.started:
+            self.started = True
+            self.sequencer.start()
 
-    def next_step(self) -> None:
-        game = self.ctl.game
-        if self.state in (TurnState.ROUND_OVER, TurnState.GAME_OVER):
+    def on_event(self, event) -> None:
+        kind = type(event)
+        if kind is ChoiceOpened:
+            self.number = event.number
+            self.state = TurnState.CHOOSING
+            self.ctl.choice_opened()
+            self.tell(event)
+            self.next_human()
             return
-        if game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            self.show_round_end()
-        elif game.phase is not Phase.FLIP:
-            self.start_choice()
-        elif self.ctl.is_human(game.captain) and not self.watch:
-            self.go(TurnState.AWAIT_FLIP)
-            self.tell(FlipAwaited(game.captain))
-            if self.flip_ahead:  # typed during the reveal: it counts now
-                self.flip_ahead = False
-                self.do_flip()
-        else:
-            self.go(TurnState.FLIPPING)
-            self.tell(BotFlips(game.captain, FLIP_PAUSE[self.speed]))
-            self.pace.later(self.do_flip, FLIP_PAUSE[self.speed])
+        state = STATE_OF.get(kind)
+        if state is not None:
+            self.state = state
+        self.tell(event)
+        if kind is Chosen and event.seat == self.asked and self.state is TurnState.CHOOSING:
+            self.asked = None
+            self.next_human()
 
-    def press_flip(self) -> None:
-        """The flip key: it counts while a human Captain here is asked to flip."""
-        if self.state is TurnState.AWAIT_FLIP:
-            self.do_flip()
-
-    def flip_is_next_here(self) -> bool:
-        """Whether the next thing asked at this keyboard is a human Captain's flip."""
-        game = self.ctl.game
-        if self.state is TurnState.FLIPPING or game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            return False
-        return self.ctl.is_human(game.captain)
-
-    def do_flip(self) -> None:
-        game, ctl = self.ctl.game, self.ctl
-        if game.phase is not Phase.FLIP or not self.pace.live() or not ctl.flip_here(self.state):
-            return  # (a remote table sends a flip of this keyboard's, and plays it when the server says)
-        before = game.turn_number
-        ctl.flip()
-        explain = ctl.explain_flip(before)
-        if game.phase not in CHOOSING and game.last_turn is not None and game.last_turn.call.kind == "dead":
-            explain = None  # the turn's own line says what a dead Repeat does: once is enough
-        self.tell(Flipped(ctl.flip_line(before), explain or ""))
-        if game.phase in CHOOSING:
-            self.start_choice()
-        else:  # nobody could play: the turn resolved at the flip
-            self.finish_turn(Reveal(ctl.turn_lines(game.last_turn), game.last_turn))
-
-    def start_choice(self) -> None:
-        ctl = self.ctl
-        ctl.open_choice()
-        self.number += 1
-        self.go(TurnState.CHOOSING)
-        self.tell(ChoiceOpened(self.number))
-        bots, number = ctl.bot_seats(), self.number
-        if bots:
-            self.pace.in_worker(lambda: ctl.decide_bots(bots), lambda moves: self.bots_answered(number, moves),
-                                lambda: self.bots_failed(number))
-        self.next_human()
-
+    # --- the humans at this keyboard -------------------------------------------------------
     def next_human(self) -> None:
         pending = self.ctl.humans_to_ask() if not self.watch else []
         if pending and self.pass_and_play():
-            self.go(TurnState.HANDOVER)
+            self.state = TurnState.HANDOVER
             self.tell(HandOver(pending[0], self.number))
         elif pending:
             self.ask(pending[0])
         else:
-            self.go(TurnState.WAITING)
+            self.state = TurnState.WAITING
             self.tell(Waiting())
-            self.maybe_resolve()
 
     def handed_over(self, seat: int, number: int) -> None:
         """The next human is at the keyboard (the hand-over screen closed)."""
@@ -272,72 +213,46 @@ class TableFlow:
             self.ask(seat)
 
     def ask(self, seat: int) -> None:
-        self.go(TurnState.CHOOSING)
+        self.state = TurnState.CHOOSING
+        self.asked = seat
         self.tell(ChoiceAsked(seat))
 
     def submit(self, seat: int, move: Move | None) -> None:
         """A human's move (IllegalMoveError if the rules refuse it); then the next one is asked."""
         self.ctl.submit(seat, move)
-        self.next_human()
-
-    def bots_answered(self, number: int, moves: dict) -> None:
-        if number != self.number:
-            return
-        self.tell_notices()
-        self.ctl.take_bot_moves(moves)
-        self.maybe_resolve()
-
-    def bots_failed(self, number: int) -> None:
-        if number == self.number:
-            self.tell_notices()
-            self.tell(BotsFailed())
-
-    def tell_notices(self) -> None:
-        lines, self.ctl.load_errors[:] = list(self.ctl.load_errors), []
-        if lines:
-            self.tell(Notices(lines))
-
-    def maybe_resolve(self) -> None:
-        if self.state is TurnState.WAITING and self.ctl.ready():
-            self.go(TurnState.RESOLVING)
-            reveal = self.ctl.resolve()
-            if reveal.turn is None:  # low blows: the gifts are out, now everyone places
-                self.tell(GiftsRevealed(reveal.lines))
-                self.start_choice()
-            else:
-                self.finish_turn(reveal)
-
-    def finish_turn(self, reveal: Reveal) -> None:
-        self.go(TurnState.PAUSE)
-        self.tell(TurnRevealed(reveal.lines))
-        self.pace.later(self.after_pause, REVEAL_PAUSE[self.speed])
 
     def choice_taken(self) -> None:
         """The choice being asked here was made elsewhere (on a server, the time ran out)."""
         if self.state is TurnState.CHOOSING:
-            self.go(TurnState.WAITING)
+            self.asked = None
+            self.state = TurnState.WAITING
             self.tell(ChoiceTaken())
 
-    def after_pause(self) -> None:
-        if self.state is TurnState.PAUSE and self.pace.live():
-            self.go(TurnState.IDLE)
-            self.advance()
+    @property
+    def flip_ahead(self) -> bool:
+        """A flip typed while the table still moves on (the reveal, the bots' choices): it is
+        played as soon as it is asked (the sequencer keeps it; a round's end drops it)."""
+        return self.sequencer.flip_ahead
 
-    def show_round_end(self) -> None:
-        self.go(TurnState.ROUND_OVER)
-        self.flip_ahead = False  # the scorepad comes first: a flip typed before it is not carried over
-        self.tell(RoundOver())
+    @flip_ahead.setter
+    def flip_ahead(self, ahead: bool) -> None:
+        if ahead:
+            self.sequencer.flip(ahead=True)
+        else:
+            self.sequencer.flip_ahead = False
+
+    def press_flip(self) -> None:
+        """The flip key: it counts while a human Captain here is asked to flip."""
+        if self.state is TurnState.AWAIT_FLIP and self.ctl.flip_here():
+            self.sequencer.flip()
+
+    def flip_is_next_here(self) -> bool:
+        """Whether the next thing asked at this keyboard is a human Captain's flip."""
+        return self.sequencer.next_flipper() is not None
 
     def after_round_end(self, _result=None) -> None:
-        """The scorepad is closed (or, at a remote table, the server's next deal came)."""
-        game = self.ctl.game
-        if not game.over and not self.ctl.round_may_start():
-            return  # a remote table: the next deal comes from the server, and it calls again
-        if game.over:
-            self.go(TurnState.GAME_OVER)
-            self.tell(GameOver())
-            return
-        self.ctl.start_round()
-        self.go(TurnState.IDLE)
-        self.tell(RoundStarted(game.round_index + 1))
-        self.advance()
+        """The scorepad is closed: the next round is dealt (a table elsewhere: once the server's
+        deal has come too)."""
+        if self.ctl.round_may_start():
+            self.sequencer.deal()
+

@@ -6,11 +6,7 @@ from pathlib import Path
 
 from ..engine.rules import Rules
 from ..players.difficulty import BOT_NAMES
-
-SPEEDS = ("slow", "normal", "fast", "instant")
-# Seconds before a bot Captain flips, and after the moves are revealed.
-FLIP_PAUSE = {"slow": 1.5, "normal": 0.8, "fast": 0.3, "instant": 0.0}
-REVEAL_PAUSE = {"slow": 2.0, "normal": 1.0, "fast": 0.4, "instant": 0.0}
+from ..players.sequence import SPEEDS  # noqa: F401 - the speeds (and their pauses) are the sequencer's
 
 
 @dataclass(frozen=True)

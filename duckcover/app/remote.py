@@ -26,8 +26,9 @@ from ..engine.errors import DuckError
 from ..engine.game import CHOOSING, Game, Phase
 from ..net import protocol as p
 from .app import DuckCoverApp
-from .controller import Reveal, TurnController
-from .flow import Said, StatusChanged, TableFlow, TurnState
+from .controller import TurnController
+from ..players.sequence import Step
+from .flow import Said, StatusChanged, TableFlow
 from .options import SPEEDS, AppOptions, SeatSpec
 from .screens.lobby import CreateTableScreen, LobbyScreen, WaitingScreen, level_ratings, seat_ordinal
 from .table.screen import TableScreen
@@ -42,15 +43,15 @@ class RemoteTable(TurnController):
 
     The answers differ where the server decides: only this terminal's seat is "human here", no
     bot runs in this process, a submitted move and this seat's flip go to the server, and the
-    flip, the reveal and the next deal are the server's. Its messages wait in an inbox until
-    the flow is ready for them (a reveal stays on screen for its pause, the next deal waits
-    until the scorepad is closed), then go through the table's own flow (app/flow.py):
-    `do_flip`, `maybe_resolve`, `after_round_end`. It also keeps the server's status (who has
-    chosen, the countdown) for the line under the prompt, and the seats' ratings."""
+    flip, the reveal and the next deal are the server's: the flow's sequencer follows them
+    (players.sequence, `follows`). A message waits only while the sequence has not reached the
+    step it belongs to (a reveal still on screen for its pause, the scorepad not yet closed).
+    It also keeps the server's status (who has chosen, the countdown) for the line under the
+    prompt, and the seats' ratings."""
 
     settings_here = False  # the settings file is the host's, not a guest's to change
+    follows = True
     MIRROR_EVENTS = (p.Flipped, p.Reveal, p.Round)
-    BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
 
     def __init__(self, game: Game, seats: list[SeatSpec], my_seat: int | None, send) -> None:
         super().__init__(game, seats)
@@ -58,11 +59,8 @@ class RemoteTable(TurnController):
         self.send = send
         self.status: dict = {}
         self.stood_in: list[int] = []  # seats whose move in the reveal a stand-in bot chose
-        self.next_flip: list[int] | None = None
-        self.revealed: list | None = None
-        self.next_round: dict | None = None
         self.flow: TableFlow | None = None
-        self.inbox: deque = deque()
+        self.inbox: deque = deque()  # the server's flips, reveals and deals not yet due here
         self.early: list[p.Message] = []  # messages that came before the screen was up
         self.up = False
         self.flip_sent = False
@@ -79,14 +77,7 @@ class RemoteTable(TurnController):
     def is_human(self, seat: int) -> bool:
         return seat == self.my_seat
 
-    def bot_seats(self) -> list[int]:
-        return []
-
-    def flip(self) -> None:
-        self.table.flip(*self.next_flip)
-
-    def open_choice(self) -> None:
-        super().open_choice()
+    def choice_opened(self) -> None:
         for seat in self.status.get("chosen", []):
             if seat == self.my_seat and self.chosen_for_me is not None:
                 continue  # his stand-in's move: he may choose again while the turn is open
@@ -97,26 +88,10 @@ class RemoteTable(TurnController):
         super().submit(seat, move)  # the same check as at a local table, before it leaves
         self.send(p.Choose(move=p.move_to_json(move)))
 
-    def ready(self) -> bool:
-        return self.revealed is not None  # the server says when everyone has chosen
-
-    def resolve(self) -> Reveal:
-        moves, self.revealed = self.revealed, None
-        if not self.views:  # a reconnect between the flip and the reveal: views were not opened
-            super().open_choice()
-        self.chosen = {seat: moves[seat] for seat in self.views}
-        return super().resolve()
-
     def fallback_lines(self) -> list[str]:
         """The server's marks on the revealed moves: a stand-in bot chose for an absent player."""
         seats, self.stood_in = self.stood_in, []
         return [stand_in_words(self.game.names[seat]) for seat in seats]
-
-    def start_round(self) -> None:
-        from ..saves.record import _replay_round
-
-        entry, self.next_round = self.next_round, None
-        _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]), unseen=True)
 
     # --- what the screen asks where the server decides --------------------------------
     def attach(self, flow: TableFlow) -> None:
@@ -125,21 +100,18 @@ class RemoteTable(TurnController):
         # limit a guest's process sleeps between messages.
         self.clock = flow.pace.set_interval(1.0, self.tick, pause=True)
         flow.pace.call_after_refresh(self.now_up)
+        # Each step of the sequence may be the one a waiting message belongs to.
+        flow.sequencer.listen(lambda _event: self.inbox and flow.pace.later(self.pump, 0))
 
-    def flip_here(self, state: TurnState) -> bool:
-        if self.next_flip is not None:  # the server's flip, applied now
-            return True
-        if state is TurnState.AWAIT_FLIP and self.game.captain == self.my_seat and not self.flip_sent:
+    def flip_here(self) -> bool:
+        if self.game.captain == self.my_seat and not self.flip_sent:
             self.send(p.Flip())
             self.flip_sent = True
-        return False  # another seat's flip, or this one's on its way: the server's "flip" brings it
-
-    def moved_on(self) -> None:
-        self.pump()  # what waited for the pause or the scorepad to end
+        return False  # the server's "flip" brings it
 
     def round_may_start(self) -> bool:
-        if self.next_round is not None:
-            return True
+        if self.game.over:
+            return True  # Game over: nothing more comes from the server
         self.scorepad_done = True  # the next deal comes from the server
         self.pump()
         return False
@@ -189,14 +161,17 @@ class RemoteTable(TurnController):
             self.inbox.append(message)
             self.pump()
 
-    def ready_for(self, message: p.Message) -> bool:
-        state = self.flow.state
-        if isinstance(message, p.Round):
-            return state is TurnState.ROUND_OVER and self.scorepad_done
-        return state not in self.BUSY
+    def due(self, message: p.Message) -> bool:
+        """Whether the sequence has reached the step the server's message belongs to."""
+        step = self.flow.sequencer.step
+        if isinstance(message, p.Flipped):
+            return step in (Step.FLIPPING, Step.AWAIT_FLIP)
+        if isinstance(message, p.Reveal):
+            return step is Step.CHOOSING
+        return step is Step.ROUND_OVER and self.scorepad_done
 
     def pump(self) -> None:
-        while self.inbox and self.up and self.flow.pace.live() and self.ready_for(self.inbox[0]):
+        while self.inbox and self.up and self.flow.pace.live() and self.due(self.inbox[0]):
             message = self.inbox.popleft()
             try:
                 self.apply(message)
@@ -208,27 +183,26 @@ class RemoteTable(TurnController):
     def apply(self, message: p.Message) -> None:
         flow = self.flow
         if isinstance(message, p.Flipped):
-            self.next_flip = message.codes
-            try:
-                flow.do_flip()
-            finally:
-                self.next_flip = None
-                self.flip_sent = False
+            self.flip_sent = False
+            flow.sequencer.flip(*message.codes)
         elif isinstance(message, p.Reveal):
             game = self.game
-            self.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message.moves)]
+            moves = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message.moves)]
             self.stood_in = sorted({s for s in message.standins if 0 <= s < game.n})
             # Everyone has chosen: nobody is thinking any more. Said here, the status line is
             # blank in the reveal's own frame, and the server's status that follows the reveal
             # changes nothing on screen (it had cost a second frame a reveal).
             self.status = {**self.status, "chosen": [], "thinking": []}
             flow.choice_taken()  # still choosing here: the time ran out
-            flow.maybe_resolve()
+            flow.sequencer.reveal(moves)
             flow.tell(StatusChanged())
         elif isinstance(message, p.Round):
-            self.next_round = message.round
+            from ..saves.record import _replay_round
+
+            entry = message.round
             self.scorepad_done = False
-            flow.after_round_end()
+            flow.sequencer.deal(lambda: _replay_round(self.game, self.game.round_index + 2, dict(entry, turns=[]),
+                                                      unseen=True))
 
     # --- who has chosen, the countdown ------------------------------------------------
     def status_line(self, width: int) -> str:
@@ -454,7 +428,7 @@ class RemoteApp(DuckCoverApp):
             return
         game = replay(record, unseen=True)
         flips = message.pending_flips
-        if flips and game.phase is Phase.FLIP:
+        if flips:  # between the flip and the reveal (the engine refuses a flip out of turn)
             game.flip(*flips)
             gifts = message.pending_gifts
             if gifts and game.phase is Phase.GIFT:

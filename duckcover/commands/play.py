@@ -8,9 +8,9 @@ from pathlib import Path
 from ..common.i18n import LANGUAGES
 from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, CAPTAIN, MAX_BY, MIN_PLAYERS
 from ..players.difficulty import DIFFICULTIES
+from ..players.sequence import SPEEDS
 from .numbers import whole
 
-SPEEDS = ("slow", "normal", "fast", "instant")
 MAX_BOTS = BOX_PLAYERS - 1  # beside at least one human
 # 0 bots only beside --humans (pass-and-play among humans alone); build_options says so.
 BOTS = whole(0, MAX_BOTS, meaning=f" (a table seats {MIN_PLAYERS}-{BOX_PLAYERS} players; 0 only with --humans)")

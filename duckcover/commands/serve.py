@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..app.options import REVEAL_PAUSE, SPEEDS
+from ..players.sequence import SPEEDS
 from ..common.untrusted import shown
 from .numbers import seconds, whole
 
@@ -158,8 +158,7 @@ async def serve(args, authorized: set[str] | None, context=None) -> int:
         return fail(f"another duckcover serve is running on {shown(root)}; only one may serve a data directory")
     except OSError as err:
         return fail(f"cannot use {shown(root)}: {err.strerror or err}")
-    pace = REVEAL_PAUSE[args.speed] / REVEAL_PAUSE["normal"]  # the server's pauses, scaled as the screens' are
-    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, pace=pace,
+    tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, speed=args.speed,
                          abandoned_after=args.abandoned_after)
     try:
         key = load_host_key(root / "serve" / "ssh_host_ed25519_key")

@@ -23,9 +23,10 @@ from pathlib import Path
 
 from ..common.untrusted import LABEL_MAX, NAME_MAX, shown
 from ..engine.errors import DuckError, Refusal
-from ..engine.game import Phase, new_seed
+from ..engine.game import new_seed
 from ..engine.rules import APP_VARIANTS, BOX_PLAYERS, MIN_PLAYERS
 from ..players import difficulty
+from ..players.sequence import PAUSES
 from ..saves.record import RecordError, dumps, read_rules, reason_of
 from . import protocol as p
 from .admission import TABLES_PER_NETWORK
@@ -46,14 +47,15 @@ class TableServer(Sessions, Persistence, Standings):
     """Every table, the tokens the SSH front issued, and the local socket clients connect to."""
 
     def __init__(self, data_dir: Path, turn_seconds: float | None = None, grace: float = 30.0,
-                 stats: bool = True, pace: float = 1.0, abandoned_after: float = ABANDONED_AFTER) -> None:
+                 stats: bool = True, pace: float = 1.0, abandoned_after: float = ABANDONED_AFTER,
+                 speed: str = "normal") -> None:
         self.root = data_dir / "serve"
         self.tables_dir = self.root / "tables"
         self.data_dir = data_dir
         self.turn_seconds = turn_seconds
         self.grace = grace
         self.stats = stats
-        self.pace = pace  # scales the pauses (tests and benchmarks: 0)
+        self.pauses = PAUSES[speed].scaled(pace)  # the sequencer's, at `serve --speed` (tests and benchmarks: pace 0)
         self.abandoned_after = abandoned_after
         self.sweeper: asyncio.TimerHandle | None = None
         self.tables: dict[str, Table] = {}
@@ -74,7 +76,8 @@ class TableServer(Sessions, Persistence, Standings):
                                                       limit=p.CLIENT_LINE_MAX + 1)
         socket_path.chmod(0o600)
         for table in self.tables.values():
-            table.step()
+            if table.sequence is not None:  # a restored game goes on where it was
+                table.sequence.start()
         self.sweep()
 
     def sweep(self) -> None:
@@ -215,9 +218,8 @@ class TableServer(Sessions, Persistence, Standings):
                     if table is not None:
                         client.send(table.snapshot(client.seat))
                 case p.Flip():
-                    if table.game.phase is not Phase.FLIP or table.game.captain != client.seat:
+                    if not table.flip(client.seat):
                         raise ValueError(Refusal("only-captain-flips", "only the Captain flips, once a turn"))
-                    table.flip()
                 case p.Choose():
                     move = p.move_from_json(message.move, client.seat, table.game.n)
                     problem = table.choose(client.seat, move)

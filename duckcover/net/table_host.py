@@ -1,9 +1,10 @@
-"""One table on the server: its seats, its game and the turn's sequence (the table host).
+"""One table on the server: its seats, and its game on the one sequencer (the table host).
 
-A Table owns its engine Game and its turns (players.table), asks its bots through one Referee
-per seat, runs the turn's timers (a bot Captain's pause, a human's time to choose, the grace of
-a player who left) and tells everyone at the table what happens. It asks its TableServer to
-save it, to rate its finished game, and for the server-wide settings (pace, turn time, grace).
+A Table owns its engine Game and its turns (players.table), and hosts the game's sequencer
+(players.sequence): it paces it with the asyncio loop's timers, asks its bots through one
+Referee per seat in the server's thread pool, keeps the grace of a player who left, and tells
+everyone at the table what the sequencer says. It asks its TableServer to save it, to rate
+its finished game, and for the server-wide settings (pauses, turn time, grace).
 """
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from typing import Any
 
 from ..common.untrusted import NAME_MAX, shown
 from ..engine.errors import Refusal
-from ..engine.game import CHOOSING, Game, Phase
+from ..engine.game import CHOOSING, Game
 from ..engine.moves import Move
 from ..engine.rules import VARIANTS, Rules
 from ..players import difficulty
-from ..players.table import BY_TIME, NOT_LEGAL, NOTHING_TO_CHOOSE, Chosen, Event, Flipped, Revealed
+from ..players.events import (BY_TIME, ChoiceOpened, Chosen, Event, FlipAwaited, Flipped, Revealed, RoundStarted,
+                              TurnOver)
+from ..players.sequence import NO_PAUSES, Sequencer, Step
+from ..players.table import NOT_LEGAL, NOTHING_TO_CHOOSE
 from ..players.table import Table as Turns
 from . import protocol as p
 from .records import record_of
@@ -27,8 +31,6 @@ from .sessions import CODE_PREFIX, LOCAL_NETWORK, Client, Identity, Seat, new_re
 
 DIFFICULTIES = tuple(difficulty.DIFFICULTIES)  # one list: duckcover/players/difficulty.py
 DEFAULT_BOT = "medium"  # stands in for an absent player; plays a restored bot seat whose file names no difficulty
-FLIP_PAUSE = 0.6  # seconds before a bot Captain flips
-ROUND_PAUSE = 2.0  # seconds between a round's end and the next deal (clients show the scorepad)
 
 
 @dataclass(eq=False)
@@ -41,23 +43,29 @@ class Table:
     server: "TableServer"  # server.py (named, not imported: it imports this module)
     game: Game | None = None
     turns: Turns | None = None  # the game's turns (players.table): views, private choices, the reveal
+    sequence: Sequencer | None = None  # the game's sequence (players.sequence), paced here
     watchers: set = field(default_factory=set)
-    deadline: float | None = None  # monotonic time the current human choice or flip ends
-    timer: asyncio.TimerHandle | None = None
+    timer: asyncio.TimerHandle | None = None  # the sequence's pending step
+    grace_timer: asyncio.TimerHandle | None = None  # when an absent player's stand-in is due
     referees: list = field(default_factory=list)  # one per seat: a slow bot holds up nobody else's call
     fixed: bool = False  # dealt from a seed its creator chose: everyone who sees the table is told
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
     rated: bool = True  # False: a friendly table (its creator said so) or a chosen seed
     network: str = LOCAL_NETWORK  # where its creator logged in from (admission.TABLES_PER_NETWORK)
 
-    # --- the turn, as the shared table holds it ---------------------------------------------
+    # --- the game, on the sequencer --------------------------------------------------------
     def take_game(self, game: Game) -> None:
         """Play `game` here: its turns go through the shared table, each bot asked on its own in
-        the server's thread pool (a slow bot holds up nobody else's call)."""
+        the server's thread pool (a slow bot holds up nobody else's call); the sequencer takes
+        every step, paced by this table's timers."""
+        server = self.server
         self.game = game
         self.turns = Turns(game, is_human=lambda seat: self.seats[seat].human, bot_plays=self.bot_plays,
                            decide=self.decide, run=self.run_bots, seat_by_seat=True)
-        self.turns.listen(self.on_turn_event)
+        self.sequence = Sequencer(self.turns, self, pauses=server.pauses if server else NO_PAUSES,
+                                  hooks=SeatHooks(self), turn_seconds=server.turn_seconds if server else None,
+                                  flips_itself=self.bot_plays, waits=lambda: not self.anyone_here())
+        self.sequence.listen(self.on_event)
 
     def decide(self, game: Game, seats: list[int]) -> list:
         return self.referees[seats[0]].decide(game, seats)
@@ -69,19 +77,52 @@ class Table:
 
         self.server.spawn(ask())
 
-    def on_turn_event(self, event: Event) -> None:
-        """What the players are told of the turn, as it happens."""
-        if isinstance(event, Flipped):
+    # The sequencer's pacing: the loop's timers (one pending step at a time) and its clock.
+    def later(self, delay: float, callback: Callable[[], Any]) -> None:
+        self.cancel()
+        self.timer = asyncio.get_running_loop().call_later(delay, self._fire, callback)
+
+    def _fire(self, callback: Callable[[], Any]) -> None:
+        self.timer = None
+        callback()
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def clock(self) -> float:
+        return time.monotonic()
+
+    @property
+    def deadline(self) -> float | None:
+        """Monotonic time the current human choice or flip ends."""
+        return self.sequence.deadline if self.sequence else None
+
+    def on_event(self, event: Event) -> None:
+        """What the players are told of the game, as it happens."""
+        kind = type(event)
+        if kind is Flipped:
             self.broadcast(p.Flipped(codes=tuple(event.codes)))
-        elif isinstance(event, Chosen):
+        elif kind is Chosen:
             if event.by == BY_TIME:
                 self.note("time", event.seat)
-            if self.turns.ready():
-                self.resolve()
-            else:
+            if not self.turns.ready():  # (the last choice: the reveal says it)
                 self.send_status()
-        elif isinstance(event, Revealed):
+        elif kind is Revealed:
             self.broadcast(p.Reveal(moves=tuple(p.move_to_json(m) for m in event.moves), standins=tuple(event.standins)))
+        elif kind is ChoiceOpened or kind is FlipAwaited:
+            self.wake_for_the_absent()
+            self.send_status()
+        elif kind is TurnOver:
+            self.send_status()
+            if self.game.over:
+                self.server.finished(self)
+            else:
+                self.server.save(self)
+        elif kind is RoundStarted:
+            self.broadcast(p.Round(round=self.public_record()["rounds"][-1]))
+            self.server.save(self)
 
     @property
     def views(self) -> dict:  # seat -> the PlayerView fixed when the choice opened
@@ -188,7 +229,7 @@ class Table:
         for watcher in self.watchers:
             watcher.send(self.snapshot(None))
         self.tell_fixed_deal(self.everyone())
-        self.step()
+        self.sequence.start()
 
     def tell_fixed_deal(self, clients: list[Client]) -> None:
         """A table dealt from a chosen seed says so to whoever sees it: its creator may know the deal."""
@@ -206,142 +247,77 @@ class Table:
     def make_referee(self) -> None:
         from ..players.plugins import resolve_bot
         from ..players.safety import Referee
+        from ..players.seeding import bot_key_for, constructor_seed
 
+        key = bot_key_for(self.seed)
         self.referees = []
         for i, seat in enumerate(self.seats):
             # Human seats get the medium bot that stands in when their player is gone too long.
             # Only a difficulty is ever resolved here: the server imports no bot a file names.
             spec = seat.bot if not seat.human and seat.bot in DIFFICULTIES else DEFAULT_BOT
-            try:
-                bot = resolve_bot(spec, seed=self.seed + i)
+            try:  # seeded as in every host (players.seeding): the same seed, the same game
+                bot = resolve_bot(spec, seed=constructor_seed(key, i))
             except Exception:  # noqa: BLE001 - a broken plugin: the medium bot plays
-                bot = resolve_bot("medium", seed=self.seed + i)
-            self.referees.append(Referee([bot if j == i else None for j in range(len(self.seats))]))
+                bot = resolve_bot("medium", seed=constructor_seed(key, i))
+            self.referees.append(Referee([bot if j == i else None for j in range(len(self.seats))], key=key))
 
     def bot_plays(self, seat: int) -> bool:
         return not self.seats[seat].human or self.standin(seat)
 
-    def step(self) -> None:
-        """Do whatever comes next: a bot's flip, opening a choice, the next round."""
-        game = self.game
-        if game is None or game.over:
-            return
-        self.cancel_timer()
-        if not self.anyone_here():
-            return  # everybody left: the table waits for its first player back (sit() steps)
-        if game.phase is Phase.FLIP:
-            captain = game.captain
-            if self.bot_plays(captain):
-                self.later(FLIP_PAUSE * self.server.pace, self.flip)
-            elif self.server.turn_seconds:
-                self.later(self.server.turn_seconds, self.flip)
-                self.deadline = time.monotonic() + self.server.turn_seconds
-                self.send_status()
-            elif self.seats[captain].left_at is not None:
-                self.wake_after_grace(captain)
-            return
-        if game.phase is Phase.ROUND_OVER:
-            self.later(ROUND_PAUSE * self.server.pace, self.next_round)
-            return
-        if game.phase in CHOOSING and not self.views:
-            self.open_choice()
-
-    def later(self, delay: float, callback: Callable[[], None]) -> None:
-        self.cancel_timer()
-        self.timer = asyncio.get_running_loop().call_later(delay, callback)
-
     def close(self) -> None:
         """The table ends here (abandoned, or the server stops): no timer, no bot left running."""
-        self.cancel_timer()
+        if self.sequence is not None:
+            self.sequence.stop()
+        self.cancel()
+        self.cancel_grace()
         for referee in self.referees:
             referee.close()
 
-    def cancel_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        self.deadline = None
+    # --- a player gone: the stand-in comes after the grace ---------------------------------
+    def wake_for_the_absent(self) -> None:
+        """The sequence waits on a seat whose player has left: her stand-in is due after the grace."""
+        for seat in self.sequence.waiting_for():
+            if self.seats[seat].left_at is not None and not self.bot_plays(seat):
+                self.wake_after_grace(seat)
+                return
 
     def wake_after_grace(self, seat: int) -> None:
         left = self.seats[seat].left_at
         if left is not None:
             wait = max(0.0, left + self.server.grace - time.monotonic()) + 0.01
-            self.later(wait, self.grace_over)
+            self.cancel_grace()
+            self.grace_timer = asyncio.get_running_loop().call_later(wait, self.grace_over)
+
+    def cancel_grace(self) -> None:
+        if self.grace_timer is not None:
+            self.grace_timer.cancel()
+            self.grace_timer = None
 
     def grace_over(self) -> None:
-        self.timer = None
+        self.grace_timer = None
         self.send_status()
-        if self.game.phase is Phase.FLIP:
-            self.step()
-        elif self.views:
-            self.turns.ask_bots()
+        self.sequence.reconsider()  # a stand-in flips or chooses for her now
 
-    def flip(self, by: int | None = None) -> None:
-        game = self.game
-        if game is None or game.phase is not Phase.FLIP:
-            return
-        self.cancel_timer()
-        self.turns.flip()  # told to everyone (on_turn_event)
-        if game.phase in CHOOSING:
-            self.open_choice()
-        else:  # nobody could play: the turn resolved at the flip
-            self.after_turn()
-
-    def open_choice(self) -> None:
-        self.turns.open_choice()
-        humans = [s for s in self.views if not self.bot_plays(s)]
-        if humans and self.server.turn_seconds:
-            self.later(self.server.turn_seconds, self.time_up)
-            self.deadline = time.monotonic() + self.server.turn_seconds
-        for seat in humans:
-            if self.seats[seat].left_at is not None:
-                self.wake_after_grace(seat)
-                break
-        self.send_status()
-        self.turns.ask_bots()
-
-    def time_up(self) -> None:
-        self.timer = None
-        self.turns.time_up()  # each late seat is told (on_turn_event) and gets the fallback move
+    # --- what a player here does -------------------------------------------------------
+    def flip(self, seat: int) -> bool:
+        """The Captain's player flips (during the reveal before it: the flip counts when it is
+        asked). False if it is not hers to flip now."""
+        sequence = self.sequence
+        if self.game.captain != seat:
+            return False
+        return sequence.flip(ahead=sequence.step is Step.PAUSE)
 
     def choose(self, seat: int, move: Move | None) -> str | None:
         """A player's choice; the reason it is refused, or None. The last one resolves the turn
-        (on_turn_event)."""
+        (the sequencer)."""
         # A player back mid-turn may change the move his stand-in chose while the turn is open.
-        refused = self.turns.choose(seat, move, over_standin=not self.bot_plays(seat)) if self.turns \
+        refused = self.sequence.choose(seat, move, over_standin=not self.bot_plays(seat)) if self.sequence \
             else NOTHING_TO_CHOOSE
         if refused is None:
             return None
         if refused == NOT_LEGAL:
             return Refusal("move-not-legal-here", "that move is not legal here")
         return Refusal("nothing-to-choose", "nothing to choose now")
-
-    def resolve(self) -> None:
-        self.cancel_timer()
-        revealed = self.turns.resolve()  # told to everyone (on_turn_event)
-        if revealed.phase is Phase.GIFT:
-            self.open_choice()  # everyone places what they received
-            return
-        self.after_turn()
-
-    def after_turn(self) -> None:
-        self.send_status()
-        if self.game.over:
-            self.server.finished(self)
-            return
-        self.server.save(self)
-        self.step()
-
-    def next_round(self) -> None:
-        game = self.game
-        self.timer = None
-        if game.phase is not Phase.ROUND_OVER:
-            return
-        game.start_round()
-        entry = self.public_record()["rounds"][-1]
-        self.broadcast(p.Round(round=entry))
-        self.server.save(self)
-        self.step()
 
     # --- players coming and going ------------------------------------------------------
     def sit(self, client: Client, seat: int) -> None:
@@ -364,10 +340,7 @@ class Table:
             self.tell_fixed_deal([client])
             self.note("back", seat)
             self.send_status()
-            if self.game.phase is Phase.FLIP or (self.game.phase is Phase.ROUND_OVER and self.timer is None):
-                self.step()  # a waiting table wakes up; a Captain back flips for herself
-            elif self.views:
-                self.turns.ask_bots()
+            self.sequence.reconsider()  # a waiting table wakes up; a Captain back flips for herself
         else:
             self.send_status()
 
@@ -400,10 +373,28 @@ class Table:
                 s.left_at = time.monotonic()
                 self.note("left", seat)
                 self.send_status()
-                if (self.game.phase is Phase.FLIP and seat == self.game.captain) or seat in self.views:
-                    if self.timer is None:
-                        self.wake_after_grace(seat)
+                if seat in self.sequence.waiting_for() and self.grace_timer is None:
+                    self.wake_after_grace(seat)
         client.table, client.seat = None, None
+
+
+class SeatHooks:
+    """The bots' hooks for the sequencer, told to every seat's Referee (each has one bot)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def start_game(self, game: Game) -> None:
+        for referee in self.table.referees:
+            referee.start_game(game)
+
+    def start_round(self, game: Game) -> None:
+        for referee in self.table.referees:
+            referee.start_round(game)
+
+    def observe(self, game: Game, turn) -> None:
+        for referee in self.table.referees:
+            referee.observe(game, turn)
 
 
 def variant_labels(rules: Rules) -> list[str]:

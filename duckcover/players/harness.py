@@ -4,10 +4,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..engine.game import CHOOSING, Game, Phase, new_seed  # noqa: F401 - new_seed: its old home, re-exported
+from ..engine.game import Game, Phase, new_seed  # noqa: F401 - new_seed: its old home, re-exported
 from ..engine.moves import Turn
 from ..engine.rules import Rules
 from .bot import Bot
+from .sequence import play
+from .table import Table
 from .seeding import (  # noqa: F401 - their old home: re-exported for callers and bot authors
     KEY_BYTES, DecisionRandom, bot_key_for, constructor_seed, decision_key, new_bot_key,
 )
@@ -36,6 +38,40 @@ def decide(game: Game, bots: Sequence[Bot], key: bytes | int | None = None) -> l
     return moves
 
 
+class TrustedHooks:
+    """The hooks of trusted bots (one per seat), called directly: the fast path simulations use."""
+
+    def __init__(self, bots: Sequence[Bot]) -> None:
+        self.bots = bots
+        # Most bots ignore observe; skipping their views keeps simulations fast.
+        self.observers = [(seat, bot) for seat, bot in enumerate(bots) if type(bot).observe is not Bot.observe]
+
+    def start_game(self, game: Game) -> None:
+        for seat, bot in enumerate(self.bots):
+            bot.start_game(game.view(seat))
+
+    def start_round(self, game: Game) -> None:
+        for seat, bot in enumerate(self.bots):
+            bot.start_round(game.view(seat))
+
+    def observe(self, game: Game, turn: Turn) -> None:
+        for seat, bot in self.observers:
+            bot.observe(game.view(seat), turn)
+
+
+class _TurnHook:
+    """`on_turn(game, turn)` after the bots' own observe: what the arena's callers watch."""
+
+    def __init__(self, hooks, on_turn: Callable[[Game, Turn], None] | None) -> None:
+        self.hooks, self.on_turn = hooks, on_turn
+        self.start_game, self.start_round = hooks.start_game, hooks.start_round
+
+    def observe(self, game: Game, turn: Turn) -> None:
+        self.hooks.observe(game, turn)
+        if self.on_turn:
+            self.on_turn(game, turn)
+
+
 def play_game(
     bots: Sequence[Bot],
     rules: Rules | None = None,
@@ -45,7 +81,8 @@ def play_game(
     referee: Referee | None = None,
     key: bytes | None = None,
 ) -> Game:
-    """Play a whole game among `bots` (one per seat) and return it, finished.
+    """Play a whole game among `bots` (one per seat) and return it, finished, on the one
+    sequencer (players.sequence) with no pauses.
 
     Without a `referee` the bots are trusted (the fast path simulations use). With one
     (duckcover.players.safety.Referee, built on the same bots) every hook and decision runs under
@@ -58,43 +95,13 @@ def play_game(
         game = Game(names, rules, seed)
         if referee.key is None:
             referee.key = key
-        return _refereed(game, referee, on_turn)
+        table = Table(game, is_human=lambda seat: False, decide=lambda game, seats: referee.decide(game, seats),
+                      keep_views=False)
+        play(table, _TurnHook(referee, on_turn))
+        referee.close()
+        return game
     prepare(bots)
     game = Game(list(names) if names else [f"{bot.name} {i + 1}" for i, bot in enumerate(bots)], rules, seed)
-    for seat, bot in enumerate(bots):
-        bot.start_game(game.view(seat))
-    # Most bots ignore the hooks; skipping their views keeps simulations fast.
-    observers = [(seat, bot) for seat, bot in enumerate(bots) if type(bot).observe is not Bot.observe]
-    while not game.over:
-        if game.phase is Phase.ROUND_OVER:
-            game.start_round()
-        for seat, bot in enumerate(bots):
-            bot.start_round(game.view(seat))
-        while game.phase is Phase.FLIP:
-            game.flip()
-            while game.phase in CHOOSING:
-                game.play(decide(game, bots, key))
-            turn = game.last_turn
-            for seat, bot in observers:
-                bot.observe(game.view(seat), turn)
-            if on_turn:
-                on_turn(game, turn)
-    return game
-
-
-def _refereed(game: Game, referee: Referee, on_turn: Callable[[Game, Turn], None] | None) -> Game:
-    referee.start_game(game)
-    while not game.over:
-        if game.phase is Phase.ROUND_OVER:
-            game.start_round()
-        referee.start_round(game)
-        while game.phase is Phase.FLIP:
-            game.flip()
-            while game.phase in CHOOSING:
-                game.play(referee.decide(game))
-            turn = game.last_turn
-            referee.observe(game, turn)
-            if on_turn:
-                on_turn(game, turn)
-    referee.close()
-    return game
+    table = Table(game, is_human=lambda seat: False, decide=lambda game, seats: decide(game, bots, key),
+                  keep_views=False)
+    return play(table, _TurnHook(TrustedHooks(bots), on_turn))

@@ -17,47 +17,19 @@ Nothing here imports the app or the network: only the engine and the referee.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from ..engine.errors import IllegalMoveError
 from ..engine.game import CHOOSING, Game, Phase
-from ..engine.moves import Move, Turn
+from ..engine.moves import Move
 from ..engine.view import PlayerView
+from .events import BY_PLAYER, BY_STANDIN, BY_TIME, ChoiceOpened, Chosen, Flipped, Revealed  # noqa: F401 - re-exported
+from .events import TableEvent as Event
 
 T = TypeVar("T")
 Runner = Callable[[Callable[[], Any], Callable[[Any], None]], None]
 Decider = Callable[[Game, list[int]], Sequence]  # moves indexed by seat (a list or a dict)
 
-# Who made a seat's choice (the `by` of `Chosen`).
-BY_PLAYER = "player"  # the seat's own player (or its own bot)
-BY_STANDIN = "standin"  # a bot, for a human seat whose player is away
-BY_TIME = "time"  # the fallback move: the seat's time ran out
-
-
-# --- events, in the order a turn makes them -----------------------------------------------------
-class Flipped(NamedTuple):
-    codes: tuple[int, ...]  # every card flipped for this call
-    resolved: bool  # nobody could play: the turn resolved at the flip
-
-
-class ChoiceOpened(NamedTuple):
-    number: int  # counts the choices of the game: an answer for an older one is ignored
-    seats: tuple[int, ...]  # the seats that choose
-
-
-class Chosen(NamedTuple):
-    seat: int
-    by: str  # BY_PLAYER, BY_STANDIN or BY_TIME
-
-
-class Revealed(NamedTuple):
-    moves: list  # Move | None per seat
-    turn: Turn | None  # None after low-blows gifts: the placing follows
-    phase: Phase  # the phase the moves were chosen in
-    standins: list[int]  # seats whose move a stand-in bot chose
-
-
-Event = Flipped | ChoiceOpened | Chosen | Revealed
 NOTHING_TO_CHOOSE = "nothing"  # refusals `choose` returns (the host says them in its own words)
 NOT_LEGAL = "illegal"
 
@@ -74,13 +46,16 @@ class Table:
 
     def __init__(self, game: Game, *, is_human: Callable[[int], bool],
                  bot_plays: Callable[[int], bool] | None = None, decide: Decider | None = None,
-                 run: Runner = run_inline, seat_by_seat: bool = False) -> None:
+                 run: Runner = run_inline, seat_by_seat: bool = False, keep_views: bool = True) -> None:
         self.game = game
         self.is_human = is_human
         self.bot_plays = bot_plays or (lambda seat: not is_human(seat))
         self.decide = decide
         self.run = run
         self.seat_by_seat = seat_by_seat  # each bot asked on its own: a slow one holds up nobody else
+        # False: nobody reads the views or the grids before the moves (the arena's trusted bots
+        # build their own views): a choice opens with its seats only, at no cost.
+        self.keep_views = keep_views
         self.views: dict[int, PlayerView] = {}
         self.chosen: dict[int, Move | None] = {}  # never shown to anyone before the reveal
         self.before: list[dict] = []  # every grid as the choice opened (what a move is told against)
@@ -95,7 +70,7 @@ class Table:
         self.listeners.append(listener)
 
     def emit(self, event: Event) -> None:
-        for listener in list(self.listeners):
+        for listener in self.listeners:  # (set up before the game, never during an event)
             listener(event)
 
     # --- the turn -----------------------------------------------------------------------------
@@ -110,9 +85,12 @@ class Table:
     def open_choice(self) -> ChoiceOpened:
         """Fix the views every choosing seat decides from, before anyone's move applies."""
         game = self.game
-        self.views = {seat: game.view(seat) for seat in game.awaiting}
+        if self.keep_views:
+            self.views = {seat: game.view(seat) for seat in game.awaiting}
+            self.before = [dict(game.grid(seat)) for seat in range(game.n)]
+        else:
+            self.views = dict.fromkeys(game.awaiting)
         self.chosen = {}
-        self.before = [dict(game.grid(seat)) for seat in range(game.n)]
         self.number += 1
         event = ChoiceOpened(self.number, tuple(self.views))
         self.emit(event)
@@ -123,7 +101,7 @@ class Table:
         return [seat for seat in self.views if seat not in self.chosen]
 
     def ready(self) -> bool:
-        return bool(self.views) and all(seat in self.chosen for seat in self.views)
+        return bool(self.views) and self.views.keys() <= self.chosen.keys()
 
     def choose(self, seat: int, move: Move | None, *, checked: bool = False, by: str = BY_PLAYER,
                over_standin: bool = False) -> str | None:
@@ -132,7 +110,7 @@ class Table:
         move a stand-in bot chose for him (it is then no longer marked as the stand-in's)."""
         view = self.views.get(seat)
         replacing = over_standin and seat in self.chosen and self.standin_chose(seat)
-        if view is None or (seat in self.chosen and not replacing):
+        if seat not in self.views or (seat in self.chosen and not replacing):
             return NOTHING_TO_CHOOSE
         if not checked and not view.is_legal(move):
             return NOT_LEGAL

@@ -512,9 +512,9 @@ class RoundEndScreen(ModalScreen):
 
     def on_mount(self) -> None:
         if self.auto:
-            from ..options import REVEAL_PAUSE
+            from ...players.sequence import PAUSES
 
-            self.set_timer(max(0.05, 2 * REVEAL_PAUSE[self.app.options.speed]), self.action_continue)
+            self.set_timer(max(0.05, PAUSES[self.app.options.speed].round), self.action_continue)
 
     def action_continue(self) -> None:
         if self.is_attached and self.app.screen is self:

@@ -30,8 +30,9 @@ from ...engine.errors import IllegalMoveError
 from ...engine.game import CHOOSING, Phase
 from ...engine.moves import Move
 from ..controller import TurnController
-from ..flow import (BotFlips, BotsFailed, ChoiceAsked, ChoiceTaken, Flipped, FlipAwaited, GameOver, GiftsRevealed,
-                    HandOver, Notices, RoundOver, RoundStarted, Said, StatusChanged, TableFlow, TurnRevealed,
+from ...players.events import (BotFlips, Flipped, FlipAwaited, GameOver, Revealed, RoundOver, RoundStarted,
+                               TurnOver)
+from ..flow import (BotsFailed, ChoiceAsked, ChoiceTaken, HandOver, Notices, Said, StatusChanged, TableFlow,
                     TurnState, Waiting)
 from ..options import AppOptions
 from ...common.telling import round_end_words, round_scores_words, round_start_words
@@ -627,7 +628,8 @@ class TableScreen(Screen):
                                 if len(self.ctl.humans) > 1 else t("prompt.flip"))
             case BotFlips(seat, pause) if pause > 0:  # at speed instant it would flash by, unread
                 self.set_prompt(t("prompt.captain_flips", name=self.seat_name(seat)))
-            case Flipped(line, explain):
+            case Flipped(_, resolved):
+                line, explain = self.ctl.flip_words(resolved)
                 self.log_line(line, bold=True)
                 self.explain_text = explain
                 if explain:
@@ -643,16 +645,16 @@ class TableScreen(Screen):
                 self.refresh_table()
             case ChoiceTaken():
                 self.chooser, self.stage = None, Stage.NONE
-            case GiftsRevealed(lines):
-                for line in lines:
+            case Revealed(moves, None, _, _):  # low blows: the gifts are out, now everyone places
+                for line in self.ctl.gift_lines(moves):
                     self.log_line(line)
-            case TurnRevealed(lines):
-                for line in lines:
+            case TurnOver(turn):
+                for line in self.ctl.turn_lines(turn) + self.ctl.fallback_lines():
                     self.log_line("  " + line)
                 self.chooser = None
                 self.app.save_game()
                 self.refresh_table()
-            case RoundOver():
+            case RoundOver(_):
                 self.show_round_end()
             case RoundStarted(number):
                 self.app.save_game()
