@@ -23,7 +23,7 @@ from ...engine.grid import Cell, Stack
 from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
                     card_lines, card_style, empty_lines, fitting_size, line_text)
 from .glyphs import glyphs
-from ..render.paint import lean_lines, line_plan, painter_takes
+from ..render import count_style_changes, lean_lines, line_plan, painter_takes
 
 TARGET_KINDS = ("cover", "duck", "pick")
 MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "called": "mark.called"}
@@ -78,22 +78,6 @@ def step_from_card(cursor: Cell, origin: Cell | None, targets: list[Cell], dx: i
             return beside
     places = [*targets, origin] if origin is not None and origin not in targets else list(targets)
     return step_cursor(cursor, places, dx, dy)
-
-
-def count_style_changes(app) -> None:
-    """Count every time the app's style sheet is applied to a node (classes, pseudo-classes, a
-    theme, a screen's resume, a new widget: all go through `Stylesheet.apply`), so `KeptStyle`
-    knows when the styles it kept may have changed."""
-    stylesheet = app.stylesheet
-    apply = stylesheet.apply
-    app.style_changes = getattr(app, "style_changes", 0) + 1
-    app.counted_stylesheet = stylesheet
-
-    def counted(*args, **kwargs):
-        app.style_changes += 1
-        return apply(*args, **kwargs)
-
-    stylesheet.apply = counted
 
 
 class KeptStyle:
