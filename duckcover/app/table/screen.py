@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from functools import partial
 from math import ceil
 
 from rich.style import Style
@@ -193,6 +192,20 @@ def card_legend_words(splashes: Sequence[int] | None, drop: str) -> str:
     if count is None:
         return t("legend.card_numbers", **facts)
     return tn("legend.card", count, **facts)
+
+
+class FlowStep:
+    """A step of the flow that Textual runs later (`call_later`, a timer), drawn as lines when
+    it ends (TableScreen.painted). Its `run` is a bound method without parameters: Textual
+    counts a callback's parameters once per function (a partial's, with inspect, at every call)."""
+
+    __slots__ = ("screen", "callback")
+
+    def __init__(self, screen: TableScreen, callback) -> None:
+        self.screen, self.callback = screen, callback
+
+    def run(self) -> None:
+        self.screen.painted(self.callback)
 
 
 class TableScreen(Screen):
@@ -587,8 +600,7 @@ class TableScreen(Screen):
     # --- the pace the flow keeps ----------------------------------------------------------
     def later(self, callback, delay: float) -> None:
         """Pace the game; at speed instant, no timers at all."""
-        step = partial(self.painted, callback)
-        step._param_count = 0  # (Textual counts a callback's parameters, with inspect, each call)
+        step = FlowStep(self, callback).run
         if delay <= 0:
             self.call_later(step)
         else:
