@@ -243,6 +243,9 @@ class LinePlan(NamedTuple):
     right: Segment | None
     background: Color  # the widget's background (the filters blend with it)
 
+    def draw(self, widget: Widget, crop: Region) -> list[Strip]:
+        return lean_lines(widget, self, crop)
+
 
 def line_plan(widget: Widget) -> LinePlan | None:
     """The plan of a widget whose lines are its content padded left and right and between side
