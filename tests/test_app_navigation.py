@@ -11,7 +11,7 @@ from duckcover.app.messages import PLACES, Navigate
 from duckcover.app.screens import core as screens
 from duckcover.app.screens.core import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
 from duckcover.app.screens.settings import SettingsScreen
-from duckcover.app.render.textual_compat import FooterKey
+from textual.widgets._footer import FooterKey  # (Textual does not export it; the app does not need it)
 from duckcover.app.widgets.footer import KeyFooter
 from helpers import finished_controller
 
@@ -178,7 +178,8 @@ def footer_words(screen) -> dict[str, str]:
 
 
 async def test_the_footer_says_class_level_keys_in_the_language_of_the_moment(tmp_path):
-    """Also fails loudly if a Textual upgrade changes the Footer's FooterKey (textual_compat)."""
+    """Also fails loudly if a Textual upgrade changes the Footer's keys (widgets/footer.py finds
+    them by their `description`)."""
     app = title_app(tmp_path, lang="de")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = Bound()

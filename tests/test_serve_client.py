@@ -199,7 +199,7 @@ async def test_the_server_takes_only_the_rules_options_a_new_table_has(server):
         assert not server.tables
 
 
-async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_first_frame(server):
+async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_first_frame(server, monkeypatch):
     """Over SSH every frame is a write for every onlooker of a reveal (and was a compositor pass
     each). Everything the reveal changes (the grids, the seat titles, the log and the status line
     that says nobody is thinking any more) is drawn in the reveal's first frame, as lines
@@ -207,6 +207,7 @@ async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_fir
     and the server's status after the reveal, had spread it over two or three. (What the step
     after the reveal changes, such as the Captain's flip prompt, may follow in a frame of its
     own.)"""
+    monkeypatch.setenv("DUCKCOVER_PAINTER", "1")  # (whatever the environment says: it counts the painter's frames)
     apps = [client(server, name) for name in ("ann", "ben")]
     frames: list[list[set[str]]] = []  # Ann's frames after each reveal, up to the next flip or round
     real_receive, real_refresh, real_flush = RemoteTable.receive, TableScreen._compositor_refresh, LinePainter.flush

@@ -1,7 +1,9 @@
-"""What duckcover.app.render.textual_compat.py relies on in Textual: if an upgrade renames or reshapes
-it, these fail with its name instead of the app quietly painting its first frame twice."""
+"""What duckcover/app/render/textual_compat.py relies on in Textual: if an upgrade renames or
+reshapes it, these fail with its name instead of the app quietly painting its first frame twice
+or a guest's terminal showing a traceback."""
 import inspect
 
+from textual.app import App
 from textual.screen import Screen
 
 from duckcover.app.render.textual_compat import Backdrop
@@ -13,7 +15,16 @@ def test_the_private_screen_method_the_backdrop_overrides_still_exists():
     assert list(inspect.signature(refresh).parameters) == ["self"]
 
 
-async def test_the_app_starts_on_the_backdrop_and_the_table_goes_over_it(tmp_path):
+def test_the_private_app_methods_a_guests_app_overrides_still_exist():
+    handle = getattr(App, "_handle_exception", None)
+    show = getattr(App, "_print_error_renderables", None)
+    assert handle is not None and list(inspect.signature(handle).parameters) == ["self", "error"]
+    assert show is not None and list(inspect.signature(show).parameters) == ["self"]
+    assert isinstance(App()._exit_renderables, list), "App._exit_renderables is gone"
+
+
+async def test_the_app_starts_on_the_backdrop_and_the_table_goes_over_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCKCOVER_PAINTER", "1")  # (off: Textual's own first screen)
     from duckcover.app import AppOptions, create_app, quick_seats
     from duckcover.app.table.screen import TableScreen
 

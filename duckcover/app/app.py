@@ -1,7 +1,6 @@
 """The Textual app: screens around one TurnController, saving after every turn."""
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 # Only what the first table frame needs is imported up front: the other screens, saved games
 # and the record format are imported where they are first used, so launch never waits for them.
@@ -20,9 +20,9 @@ from .bots import load_bot
 from .controller import TurnController
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
+from . import render
 from .table.screen import TableScreen
-from .render.textual_compat import Backdrop
-from .widgets.core import GridWidget, count_style_changes
+from .widgets.core import GridWidget
 from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -42,7 +42,7 @@ class DuckCoverApp(PlainKeys, App):
         self.options = options
         self.controller: TurnController | None = None
         adapt(self)  # ASCII borders and glyphs on a terminal without box drawing
-        count_style_changes(self)  # the widgets keep their styles until one may change
+        render.count_style_changes(self)  # the widgets keep their styles until one may change
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
         self.claim = None  # storage.Claim: this process owns the game being played
@@ -50,20 +50,16 @@ class DuckCoverApp(PlainKeys, App):
         self._save_problem: str | None = None  # the last save error told (told once, not per turn)
 
     def get_driver_class(self):
-        """The terminal's driver, sending only the colour changes (see lean_output); a driver
-        named in the environment (a web terminal...) is left as it is, and so is Textual's own
-        output when DUCKCOVER_LEAN_OUTPUT=0 (to compare, or to rule the layer out of a bug)."""
+        """The terminal's driver, sending only the colour changes (see render.lean_output); a
+        driver named in the environment (a web terminal...) is left as it is, and so is
+        Textual's own output with DUCKCOVER_LEAN_OUTPUT=0 or DUCKCOVER_PAINTER=0."""
         from textual import constants
 
         base = super().get_driver_class()
-        if constants.DRIVER is not None or os.environ.get("DUCKCOVER_LEAN_OUTPUT") == "0":
-            return base
-        from .render.lean_output import lean_driver
+        return base if constants.DRIVER is not None else render.driver_class(base)
 
-        return lean_driver(base)
-
-    def get_default_screen(self) -> Backdrop:
-        return Backdrop(id="_default")
+    def get_default_screen(self) -> Screen:
+        return render.default_screen()
 
     @property
     def data_root(self) -> Path | None:
@@ -438,9 +434,7 @@ class DuckCoverApp(PlainKeys, App):
         # The event's size: this handler runs before the app takes the new size as its own
         # (reading self.size here missed the first shrink below 80x24).
         self.check_size(event.size)
-        forget = getattr(self._driver, "forget_screen", None)
-        if forget is not None:  # the lean driver: the resized terminal may have redrawn
-            forget()
+        render.terminal_resized(self)
 
     def check_size(self, size=None) -> None:
         size = size or self.size

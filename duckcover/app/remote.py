@@ -30,6 +30,7 @@ from .controller import TurnController
 from ..players.sequence import Step
 from .flow import Said, StatusChanged, TableFlow
 from .options import SPEEDS, AppOptions, SeatSpec
+from .render.textual_compat import CrashKept
 from .screens.lobby import CreateTableScreen, LobbyScreen, WaitingScreen, level_ratings, seat_ordinal
 from .table.screen import TableScreen
 from ..common.telling import move_words, stand_in_words
@@ -233,7 +234,7 @@ class RemoteTable(TurnController):
 
 
 # --- the app -----------------------------------------------------------------------------
-class RemoteApp(DuckCoverApp):
+class RemoteApp(CrashKept, DuckCoverApp):
     """The client of one SSH session: no save, no statistics, no bots here (the server has them)."""
 
     def __init__(self, options: AppOptions, socket_path: str, token: str) -> None:
@@ -248,24 +249,12 @@ class RemoteApp(DuckCoverApp):
         self.table_screen: TableScreen | None = None
         self.remote_table: RemoteTable | None = None  # the table that screen shows
         self.create_when_left = False  # "n" after a game: the new table's screen, once back in the lobby
-        self.crash: str | None = None  # the traceback of an error that ended the app, for the server's log
+        self.crash: str | None = None  # the traceback of an error that ended the app, for the server's log (CrashKept)
         self.lobby_notes: list[str] = []  # what the server said of this login (a wrong code, a waiting seat)
         self.table_name: str | None = None  # the table this guest sits at, for the way back
         self.parting: str | None = None  # printed on the guest's terminal once the app has ended (main)
         # How this guest reached the server, for the way back (sshfront passes them).
         self.ssh_port, self.ssh_host = os.environ.get("DUCKCOVER_SSH_PORT", ""), os.environ.get("DUCKCOVER_SSH_HOST", "")
-
-    def _handle_exception(self, error: Exception) -> None:
-        # Textual ends the app on any unhandled error and prints its traceback to the terminal:
-        # the guest's. Keep it for the server's log instead (see report_crash).
-        import traceback
-
-        if self.crash is None:
-            self.crash = "".join(traceback.format_exception(error))
-        super()._handle_exception(error)
-
-    def _print_error_renderables(self) -> None:
-        self._exit_renderables.clear()  # the guest sees one line (main), never a traceback
 
     def get_driver_class(self):
         driver = super().get_driver_class()

@@ -390,3 +390,11 @@ def lean_driver(base: type) -> type:
 
     LeanDriver.__name__ = LeanDriver.__qualname__ = f"Lean{base.__name__}"
     return LeanDriver
+
+
+def forget_terminal(app) -> None:
+    """The app's terminal was resized (it may have redrawn): its lean driver, if it has one,
+    sends the next frame whole."""
+    forget = getattr(app._driver, "forget_screen", None)
+    if forget is not None:
+        forget()

@@ -38,7 +38,6 @@ from textual._border import get_box
 from textual._compositor import CompositorUpdate
 from textual._segment_tools import line_pad
 from textual.color import Color
-from textual.dom import NoScreen
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
@@ -215,15 +214,20 @@ class LinePainter:
         return merged
 
 
-def painter_takes(widget: Widget, regions: tuple[Region, ...], kwargs: dict) -> bool:
-    """Asked by the refresh of a widget drawn by lines: whether its screen's painter draws it."""
-    if not widget.is_mounted:
-        return False
-    try:
-        painter = getattr(widget.screen, "painter", None)
-    except NoScreen:  # (not on a screen yet)
-        return False
-    return painter is not None and painter.take(widget, regions, **kwargs)
+def count_style_changes(app) -> None:
+    """Count every time the app's style sheet is applied to a node (classes, pseudo-classes, a
+    theme, a screen's resume, a new widget: all go through `Stylesheet.apply`), so `KeptStyle`
+    knows when the styles it kept may have changed."""
+    stylesheet = app.stylesheet
+    apply = stylesheet.apply
+    app.style_changes = getattr(app, "style_changes", 0) + 1
+    app.counted_stylesheet = stylesheet
+
+    def counted(*args, **kwargs):
+        app.style_changes += 1
+        return apply(*args, **kwargs)
+
+    stylesheet.apply = counted
 
 
 class LinePlan(NamedTuple):
@@ -238,6 +242,9 @@ class LinePlan(NamedTuple):
     left: Segment | None  # the left border's segment, if it has one
     right: Segment | None
     background: Color  # the widget's background (the filters blend with it)
+
+    def draw(self, widget: Widget, crop: Region) -> list[Strip]:
+        return lean_lines(widget, self, crop)
 
 
 def line_plan(widget: Widget) -> LinePlan | None:

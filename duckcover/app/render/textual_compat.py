@@ -1,15 +1,13 @@
 """The few things the app needs from Textual that have no public API yet, in one place.
 
-Every screen names its keys in a class-level `BINDINGS` list whose descriptions are UI text
-keys; the footers say them in the language of the moment (duckcover.app.widgets.footer). The
-translating Footer needs `FooterKey`, which Textual does not export; the app's backdrop screen
-overrides one private method. tests/test_textual_compat.py fails loudly if a Textual upgrade
-changes what these rely on.
+The app's backdrop screen overrides one private method; a guest's app keeps an error that ends
+it off the guest's terminal through two. tests/test_textual_compat.py fails loudly if a Textual
+upgrade changes what these rely on.
 """
 from __future__ import annotations
 
+from textual.app import App
 from textual.screen import Screen
-from textual.widgets._footer import FooterKey  # noqa: F401 - not exported by textual.widgets
 
 
 class Backdrop(Screen):
@@ -22,3 +20,21 @@ class Backdrop(Screen):
     def _compositor_refresh(self) -> None:
         if self.app.screen is self:
             super()._compositor_refresh()
+
+
+class CrashKept(App):
+    """An app whose unhandled error is kept in `crash` (its traceback, for the server's log),
+    never printed to its terminal: Textual ends the app on such an error and prints the
+    traceback to the terminal, a guest's. Put it before the app's class in the bases."""
+
+    crash: str | None = None
+
+    def _handle_exception(self, error: Exception) -> None:
+        import traceback
+
+        if self.crash is None:
+            self.crash = "".join(traceback.format_exception(error))
+        super()._handle_exception(error)
+
+    def _print_error_renderables(self) -> None:
+        self._exit_renderables.clear()  # the guest sees one line (remote.main), never a traceback

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from functools import partial
 from math import ceil
 
 from rich.style import Style
@@ -39,7 +38,7 @@ from ...common.telling import round_end_words, round_scores_words, round_start_w
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge, family_letter, line_text
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
-from ..render.paint import LinePainter
+from ..render import new_painter
 from ..words import bot_label, error_text, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -196,6 +195,20 @@ def card_legend_words(splashes: Sequence[int] | None, drop: str) -> str:
     return tn("legend.card", count, **facts)
 
 
+class FlowStep:
+    """A step of the flow that Textual runs later (`call_later`, a timer), drawn as lines when
+    it ends (TableScreen.painted). Its `run` is a bound method without parameters: Textual
+    counts a callback's parameters once per function (a partial's, with inspect, at every call)."""
+
+    __slots__ = ("screen", "callback")
+
+    def __init__(self, screen: TableScreen, callback) -> None:
+        self.screen, self.callback = screen, callback
+
+    def run(self) -> None:
+        self.screen.painted(self.callback)
+
+
 class TableScreen(Screen):
     """One game at the table (a `TurnController`): its `TableFlow` moves the game on, the screen
     shows what the flow tells it and hands it the player's flip and moves."""
@@ -243,7 +256,7 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
-        self.painter = LinePainter(self)  # what the flow's steps change, drawn as lines (render/paint.py)
+        self.painter = new_painter(self)  # what the flow's steps change, drawn as lines (render/paint.py)
         self.keys_stale = True  # the bindings changed since the key bar read them
         self.painter.before_flush.append(self.keys_now)
 
@@ -588,8 +601,7 @@ class TableScreen(Screen):
     # --- the pace the flow keeps ----------------------------------------------------------
     def later(self, callback, delay: float) -> None:
         """Pace the game; at speed instant, no timers at all."""
-        step = partial(self.painted, callback)
-        step._param_count = 0  # (Textual counts a callback's parameters, with inspect, each call)
+        step = FlowStep(self, callback).run
         if delay <= 0:
             self.call_later(step)
         else:

@@ -23,7 +23,7 @@ from ...engine.grid import Cell, Stack
 from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
                     card_lines, card_style, empty_lines, fitting_size, line_text)
 from .glyphs import glyphs
-from ..render.paint import lean_lines, line_plan, painter_takes
+from ..render import count_style_changes, lean_lines, line_plan, painter_takes
 
 TARGET_KINDS = ("cover", "duck", "pick")
 MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "called": "mark.called"}
@@ -78,22 +78,6 @@ def step_from_card(cursor: Cell, origin: Cell | None, targets: list[Cell], dx: i
             return beside
     places = [*targets, origin] if origin is not None and origin not in targets else list(targets)
     return step_cursor(cursor, places, dx, dy)
-
-
-def count_style_changes(app) -> None:
-    """Count every time the app's style sheet is applied to a node (classes, pseudo-classes, a
-    theme, a screen's resume, a new widget: all go through `Stylesheet.apply`), so `KeptStyle`
-    knows when the styles it kept may have changed."""
-    stylesheet = app.stylesheet
-    apply = stylesheet.apply
-    app.style_changes = getattr(app, "style_changes", 0) + 1
-    app.counted_stylesheet = stylesheet
-
-    def counted(*args, **kwargs):
-        app.style_changes += 1
-        return apply(*args, **kwargs)
-
-    stylesheet.apply = counted
 
 
 class KeptStyle:
@@ -405,19 +389,30 @@ class TextStatic(DrawnByLines, Static):
 
     def update(self, content="", *, layout: bool = True) -> None:
         """New content. Rich Text of a fixed size repaints only the lines that changed (the
-        prompt's three lines change one at a time), and Textual's own form of it (its Content)
-        is made only if something asks for it."""
+        prompt's three lines change one at a time): Static's own update takes the content, and
+        the refresh it asks for is narrowed to those lines (see `refresh`)."""
         text = content if isinstance(content, Text) else None
         changed = self.lines_drawn.renew(self, text) if text is not None and not layout and self.is_mounted else None
         self._text = text
         if changed is None:
             super().update(content, layout=layout)  # (refreshes, which forgets the lines drawn)
             return
-        self._Static__content, self._Static__visual = content, None  # (Static's; `visual` makes it when asked)
-        if changed:
-            width = self.size.width
-            self._renewed = True
-            self.refresh(*(Region(0, y, width, 1) for y in changed))
+        self._renewed_lines = changed  # the refresh Static's update asks for: these lines alone
+        try:
+            super().update(content, layout=False)
+        finally:
+            self._renewed_lines = None
+
+    def refresh(self, *regions: Region, **kwargs) -> Widget:
+        changed = self.__dict__.get("_renewed_lines")
+        if changed is None or regions or kwargs.get("layout") or kwargs.get("recompose"):
+            return super().refresh(*regions, **kwargs)
+        self._renewed_lines = None
+        if not changed:
+            return self
+        width = self.size.width
+        self._renewed = True
+        return super().refresh(*(Region(0, y, width, 1) for y in changed))
 
     def render_line(self, y: int) -> Strip:
         text = self.__dict__.get("_text")
@@ -610,7 +605,7 @@ class GridWidget(KeptStyle, Widget):
     def content_size(self) -> Size:
         """The widget's own size less its gutter: Textual's asks the screen's map for the region
         (a walk up the DOM), and the grid asks for it on every refresh, for each grid drawn alike."""
-        width, height = self._size
+        width, height = self.outer_size
         gutter = self.styles.gutter
         return Size(max(0, width - gutter.width), max(0, height - gutter.height))
 

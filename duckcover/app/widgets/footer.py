@@ -10,7 +10,6 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Footer
 
-from ..render.textual_compat import FooterKey
 from .core import described
 
 
@@ -18,6 +17,6 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         values = getattr(self.screen, "key_values", None)
         for widget in super().compose():
-            if isinstance(widget, FooterKey):
+            if isinstance(getattr(widget, "description", None), str):  # a key (Textual's FooterKey)
                 widget.description = described(widget.description, values)
             yield widget
