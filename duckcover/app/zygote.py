@@ -62,11 +62,11 @@ def warm(entry: str) -> None:
     importlib.import_module(module)
     if entry == DEFAULT_ENTRY:
         from textual.drivers import linux_driver  # noqa: F401 - loaded by App.run
-        from textual import _xterm_parser  # noqa: F401
-        from .render import lean_output  # noqa: F401
+        from .render.textual_compat import warm_imports
         from ..common import i18n
         from ..saves import record, settings  # noqa: F401 - a table's record, the host's settings
 
+        warm_imports()
         for lang in i18n.LANGUAGES:
             i18n.catalogue(lang)
         try:

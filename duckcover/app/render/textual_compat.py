@@ -38,3 +38,11 @@ class CrashKept(App):
 
     def _print_error_renderables(self) -> None:
         self._exit_renderables.clear()  # the guest sees one line (remote.main), never a traceback
+
+
+def warm_imports() -> None:
+    """What a guest's client loads late, loaded ahead (the warm parent's heap, before its freeze):
+    Textual's input parser (a private module) and the lean output."""
+    from textual import _xterm_parser  # noqa: F401
+
+    from . import lean_output  # noqa: F401
