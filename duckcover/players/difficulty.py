@@ -15,25 +15,19 @@ before the player's own games move it (saves/ratings.py).
 """
 from __future__ import annotations
 
-from ..common.measured import MEASURED_BOTS
+from ..common.measured import LEVELS
 
 # The names bots sit under at a table (the app's set-up and pass-and-play, the server).
 BOT_NAMES = ("Jackson", "Gwen", "Dan", "Connie", "Ada", "Boris", "Mia", "Theo")
 
-DIFFICULTIES: dict[str, str] = {
-    "easy": "random",
-    "novice": "novice",
-    "casual": "casual",
-    "medium": "greedy",
-    "hard": "expert",
-}
+# Every level and its bot, from the one table of levels (common/measured.py).
+DIFFICULTIES: dict[str, str] = {name: level.bot for name, level in LEVELS.items()}
 
-LADDER: tuple[str, ...] = ("novice", "casual", "medium", "hard")
+LADDER: tuple[str, ...] = tuple(name for name, level in LEVELS.items() if level.on_ladder)
 
 # Published: every level, `easy` included (common/measured.py has the figures and how they were
 # measured). LADDER_RATINGS: the ladder's levels only, the ones "near my rating" picks from.
-LEVEL_RATINGS: dict[str, tuple[float, float]] = {
-    level: MEASURED_BOTS[bot][1:] for level, bot in DIFFICULTIES.items() if bot in MEASURED_BOTS}
+LEVEL_RATINGS: dict[str, tuple[float, float]] = {name: (level.mu, level.sigma) for name, level in LEVELS.items()}
 LADDER_RATINGS: dict[str, tuple[float, float]] = {level: LEVEL_RATINGS[level] for level in LADDER}
 
 
