@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..app.options import REVEAL_PAUSE, SPEEDS
 from ..common.untrusted import shown
-from .numbers import seconds, whole
+from .numbers import host_port, seconds, whole
 
 DEFAULT_PORT = 2222
 DAY, YEAR = 24 * 3600, 365 * 24 * 3600
@@ -37,6 +37,11 @@ def add_parser(sub) -> None:
     parser.add_argument("--abandoned-after", type=seconds(1, YEAR, meaning=" (a year)"), default=float(DAY),
                         metavar="S", help=f"a table nobody has been at for S seconds (1-{YEAR}) ends, "
                         "kept in serve/abandoned/ (default 86400: a day)")
+    parser.add_argument("--metrics", type=host_port, metavar="HOST:PORT",
+                        help="serve Prometheus metrics at http://HOST:PORT/metrics (keep it on 127.0.0.1 "
+                        "or a monitoring network)")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="the log on stderr: readable lines (default) or one JSON object per line")
     parser.add_argument("--grace", type=seconds(0, DAY), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
@@ -67,10 +72,10 @@ def run(args) -> int:
 
 
 async def serve(args, authorized: set[str] | None) -> int:
+    from ..net.hostlog import HostLog
     from ..net.server import TableServer
-    from ..net.sshfront import Front, load_host_key, start
+    from ..net.sshfront import load_host_key
     from ..saves.paths import data_dir
-
     from ..saves.storage import GameInUse
 
     root = args.data_dir or data_dir()
@@ -83,42 +88,88 @@ async def serve(args, authorized: set[str] | None) -> int:
     pace = REVEAL_PAUSE[args.speed] / REVEAL_PAUSE["normal"]  # the server's pauses, scaled as the screens' are
     tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, pace=pace,
                          abandoned_after=args.abandoned_after)
+    tables.log = HostLog(args.log_format)
+    try:
+        tables.bans.load()
+    except ValueError as err:  # starting without them would let every banned guest back in
+        return fail(f"{err}; fix or remove it")
     try:
         key = load_host_key(root / "serve" / "ssh_host_ed25519_key")
     except (OSError, ValueError) as err:
         return fail(f"cannot read or create the host key: {err}")
     with tempfile.TemporaryDirectory(prefix=PRIVATE_PREFIX) as private:
         remember_private_dir(lock, private)
-        socket_path = Path(private) / "tables.sock"
-        await tables.start(socket_path)
-        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed)
-        try:
-            acceptor = await start(front, args.host, args.port, key)
-        except OSError as err:
-            await tables.close()
-            return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
-        port = acceptor.sockets[0].getsockname()[1]
-        front.port = port
-        shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
-        for problem in tables.problems:
-            print(f"duckcover: {problem}", file=sys.stderr)
-        print(f"duckcover serve: listening on {args.host} port {port}", flush=True)
-        print(f"  host key fingerprint: {key.get_fingerprint()}", flush=True)
-        if tables.tables:
-            print(f"  {len(tables.tables)} table(s) restored", flush=True)
-        print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        print("duckcover serve: stopping", flush=True)
-        acceptor.close()
-        front.stop_sessions()
-        await tables.close()
-        await asyncio.sleep(0.1)
+        status = await run_server(args, tables, authorized, key, Path(private) / "tables.sock")
     lock.release()
+    return status
+
+
+async def run_server(args, tables, authorized: set[str] | None, key, socket_path: Path) -> int:
+    """Open the doors, the admin socket and the metrics; serve until a signal or a finished
+    drain; then a clean stop (clients told, tables on disk)."""
+    from ..net import metrics
+    from ..net.admin import Console, socket_path as admin_socket
+    from ..net.sshfront import Front, start
+
+    stop = asyncio.Event()
+    await tables.start(socket_path)
+    front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed)
+    listeners = []
+    try:
+        listeners.append(await start(front, args.host, args.port, key))
+        if args.metrics is not None:
+            listeners.append(await metrics.serve(tables.metrics, *args.metrics))
+    except OSError as err:
+        for listener in listeners:
+            listener.close()
+        await tables.close()
+        where = f"{args.host}:{args.port}" if not listeners else "{}:{}".format(*args.metrics)
+        return fail(f"cannot listen on {where}: {err.strerror or err}")
+    console = Console(tables, tables.log, stop.set)
+    try:
+        await console.start(admin_socket(tables.data_dir))
+    except OSError as err:  # the game goes on; the host is told what is missing
+        tables.problems.append(f"no admin console (duckcover admin): cannot open {admin_socket(tables.data_dir)}: "
+                               f"{err.strerror or err}")
+    front.port = listeners[0].sockets[0].getsockname()[1]
+    say_started(args, tables, key, front.port, listeners[1] if args.metrics is not None else None)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    tables.log.say("stop", "duckcover serve: stopping")
+    for listener in listeners:
+        listener.close()
+    front.stop_sessions()
+    await tables.close()
+    console.close()
+    await asyncio.sleep(0.1)
     return 0
+
+
+def say_started(args, tables, key, port: int, metrics_listener) -> None:
+    """What the host needs at the start: the problems found, where it listens, the host key's
+    fingerprint and the line to give the guests (on stdout; JSON lines with --log-format json)."""
+    from ..net.hostlog import HostLog
+
+    for problem in tables.problems:
+        tables.log.say("problem", problem)
+    shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
+    lines = [f"duckcover serve: listening on {args.host} port {port}",
+             f"  host key fingerprint: {key.get_fingerprint()}"]
+    if tables.tables:
+        lines.append(f"  {len(tables.tables)} table(s) restored")
+    if metrics_listener is not None:
+        where = metrics_listener.sockets[0].getsockname()
+        lines.append(f"  metrics:              http://{where[0]}:{where[1]}/metrics")
+    lines.append(f"  players join with:    ssh -p {port} NAME@{shown_host}")
+    if args.log_format == "json":
+        out = HostLog("json", sys.stdout)
+        for text in lines:
+            out.say("start", text.strip())
+    else:
+        for text in lines:
+            print(text, flush=True)
 
 
 def own_data_dir(root: Path):

@@ -126,6 +126,8 @@ class Console:
             await self.answer(request, reader, writer)
         except (ConnectionError, OSError):
             pass
+        except asyncio.CancelledError:
+            pass  # the server is stopping: a `drain --wait` sees the connection close
         finally:
             writer.close()
 
@@ -141,6 +143,10 @@ class Console:
             text, data = getattr(self, command)(request)
         except AdminError as err:
             writer.write(encode(ok=False, error=str(err)))
+            return
+        except Exception as err:  # noqa: BLE001 - a bug in a command must not take the server down
+            self.log.say("problem", f"admin {command}: internal error: {type(err).__name__}: {err}")
+            writer.write(encode(ok=False, error="internal error: the server's log has the details"))
             return
         writer.write(encode(ok=True, text=text, data=data))
         await writer.drain()
@@ -216,7 +222,7 @@ class Console:
             client.send("bye", **refusal_fields(why))
             client.writer.close()
         if guest.end is not None:
-            line = f"duckcover: {why.text}."
+            line = f"duckcover: {why}."
             if client is None:
                 guest.end(line)
             else:
@@ -274,8 +280,9 @@ class Console:
     def running_games(self) -> int:
         """Games that go on now: started, not over, and someone is at the table. (A game nobody
         is at waits on disk, and comes back after the restart.)"""
-        return sum(1 for table in self.server.tables.values()
-                   if table.state() == "playing" and table.anyone_here())
+        from .metrics import table_state
+
+        return sum(1 for table in self.server.tables.values() if table_state(table) == "playing")
 
     async def drained(self) -> None:
         while self.running_games():

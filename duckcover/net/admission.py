@@ -278,3 +278,21 @@ class Bans:
             found += [ban for (kind, _), ban in self.bans.items()
                       if kind == "network" and address in _network(ban.target)]
         return next((ban for ban in found if ban.live(now)), None)
+
+
+# --- what every door asks before a session starts --------------------------------------------
+BANNED_LINE = "duckcover: this server does not take logins from you (the host's ban)."
+DRAINING_LINE = ("duckcover: the server restarts once the games now running have ended; "
+                 "please come back in a few minutes.")
+
+
+def refused_login(bans: Bans, draining: bool, peer: str | None, name: str, returning: bool) -> tuple[str, str] | None:
+    """(reason, one line for the guest) if a login from `peer` as `name` is turned away at a
+    door, else None: a ban on its address, network or name; or a server draining, unless the
+    login is `returning` to its seat at a game that is still being played (running games finish,
+    and their players may come back to them)."""
+    if bans.refusal(peer, name) is not None:
+        return "banned", BANNED_LINE
+    if draining and not returning:
+        return "draining", DRAINING_LINE
+    return None

@@ -21,7 +21,7 @@ SERVER_LINE_MAX = 2 * 1024 * 1024  # a snapshot carries the table's public recor
 # What each side may send (anything else is refused with an "error" message).
 CLIENT_TYPES = frozenset({"hello", "lobby", "create", "join", "watch", "leave", "flip", "choose", "sync"})
 SERVER_TYPES = frozenset({"welcome", "error", "lobby", "seated", "flip", "status", "reveal", "round",
-                          "note", "left", "bye", "top"})
+                          "note", "left", "bye", "top", "announce"})
 
 
 class ProtocolError(ParseError):

@@ -30,6 +30,7 @@ from ..common.files import read_bounded, why
 from ..common.i18n import t
 from ..common.untrusted import NAME_MAX, shown
 from .admission import CodeGuesses
+from .hostlog import ENV_VAR as LOG_FORMAT_VAR
 from .server import CODE_PREFIX, Identity, TableServer, login_identity
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
@@ -158,9 +159,16 @@ class Front:
         except (OSError, ValueError, AttributeError):
             self.log_fd = None
 
-    def log(self, text: str) -> None:
-        """One line for the host on stderr (guest text in it is shown escaped and bounded)."""
-        print(f"duckcover: {shown(text, 300)}", file=sys.stderr, flush=True)
+    def log(self, text: str, event: str = "login", guest: str | None = None, address: str | None = None) -> None:
+        """One line for the host's log (guest text in it is shown escaped and bounded)."""
+        self.tables.log.say(event, text, guest=guest, address=address)
+
+    def refused(self, reason: str, text: str | None = None, guest: str | None = None,
+                address: str | None = None) -> None:
+        """A login turned away: counted by its reason (metrics), and logged if `text` says how."""
+        self.tables.metrics.refused(reason)
+        if text is not None:
+            self.log(text, "refused", guest, address)
 
     def stop_sessions(self) -> None:
         for session in list(self.sessions):
@@ -181,12 +189,19 @@ class GameSSHServer(asyncssh.SSHServer):
         front.connections += 1
         self.peer = (conn.get_extra_info("peername") or ("?",))[0]
         source = source_of(self.peer)
+        if front.tables.bans.refusal(self.peer) is not None:
+            # Banned by the host: cut before any SSH work (a banned name is refused at its session).
+            front.refused("banned", f"a connection from {self.peer} refused: banned", address=self.peer)
+            conn.abort()
+            return
         if front.preauth.get(source, 0) >= PREAUTH_PER_SOURCE:
+            front.refused("per-address")
             conn.abort()  # one address holding many half-open logins: others still get in
             return
         self.source = source
         front.preauth[source] = front.preauth.get(source, 0) + 1
         if front.connections > front.max_connections + PREAUTH_EXTRA:
+            front.refused("flood")
             conn.abort()  # a flood: not even a line for these
 
     def login_over(self) -> None:
@@ -284,17 +299,26 @@ class GameSession(asyncssh.SSHServerSession):
     def session_started(self) -> None:
         front = self.front
         host = front.host if front.host not in ("0.0.0.0", "::", "") else "HOST"
+        reason = "command" if self.refusal is not None else None
         if self.refusal is None and self.term is None:
-            self.refusal = NEEDS_PTY
+            self.refusal, reason = NEEDS_PTY, "no-pty"
         if self.refusal is None and not visible_name(self.identity.user):
-            self.refusal = INVISIBLE_NAME
+            self.refusal, reason = INVISIBLE_NAME, "invisible-name"
         if self.refusal is None and len(front.sessions) >= front.max_connections:
-            self.refusal = FULL
+            self.refusal, reason = FULL, "full"
         line = None if self.refusal is None else self.refusal.format(port=front.port, host=host,
                                                                        limit=front.max_connections)
+        if line is None:  # the host's bans, a draining server (admission.py: every door asks the same)
+            refused = front.tables.refused_login(self.peer, self.identity)
+            if refused is not None:
+                reason, line = refused
+                front.log(f"a login as {self.identity.user!r} from {self.peer} refused: {reason}", "refused",
+                          self.identity.user, self.peer)
         if line is None and self.name_in_play():  # (the name is the guest's: never a format string)
             line = t("net.name_in_play", name=shown(self.identity.user, NAME_MAX), port=front.port, host=host)
+            reason = "name-in-play"
         if line is not None:
+            front.refused(reason)
             self.chan.write((line + "\r\n").encode())
             self.chan.exit(1)
             return
@@ -322,8 +346,8 @@ class GameSession(asyncssh.SSHServerSession):
         Either way the guest then gets the game (the lobby says what a wrong code means)."""
         front, source = self.front, source_of(self.peer)
         if front.guesses.admit(source, book=False) > 0 and front.code_waiting.get(source, 0) >= CODE_WAITING_PER_SOURCE:
-            front.log(f"a login with a return code as {self.identity.user!r} from {source} refused: "
-                      f"{CODE_WAITING_PER_SOURCE} from there are waiting already")
+            front.refused("code-queue", f"a login with a return code as {self.identity.user!r} from {source} refused: "
+                          f"{CODE_WAITING_PER_SOURCE} from there are waiting already", self.identity.user, self.peer)
             self.stop()
             self.chan.write((t("net.code_queue_full", waiting=CODE_WAITING_PER_SOURCE) + "\r\n").encode())
             self.chan.exit(1)
@@ -355,7 +379,8 @@ class GameSession(asyncssh.SSHServerSession):
         try:
             self.start_client()
         except Exception as err:  # noqa: BLE001 - whatever a guest sent, the server stays up
-            front.log(f"a session of {self.identity.user!r} did not start: {type(err).__name__}: {err}")
+            front.refused("cannot-start", f"a session of {self.identity.user!r} did not start: {type(err).__name__}: {err}",
+                          self.identity.user, self.peer)
             self.stop()  # its pty, its process and its token: nothing is left behind
             try:
                 self.chan.write((CANNOT_START + "\r\n").encode())
@@ -365,7 +390,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     # --- the client process on its pty -------------------------------------------------
     def start_client(self) -> None:
-        self.token = self.front.tables.issue_token(self.identity, self.peer)
+        self.token = self.front.tables.issue_token(self.identity, self.peer, door="ssh", end=self.ended_by_host)
         master, slave = os.openpty()
         self.master = master
         self.set_size()
@@ -383,6 +408,7 @@ class GameSession(asyncssh.SSHServerSession):
             "DUCKCOVER_SSH_PORT": str(self.front.port),
             "DUCKCOVER_SSH_HOST": self.reached_host(),
             "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MB of address space per arena: stay well under the cap
+            LOG_FORMAT_VAR: self.front.tables.log.fmt,  # a client's error line, in the server log's form
         }
         for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
             if name in os.environ:
@@ -532,6 +558,18 @@ class GameSession(asyncssh.SSHServerSession):
 
     def connection_lost(self, exc) -> None:
         self.stop()
+
+    def ended_by_host(self, line: str) -> None:
+        """The host ended this session (duckcover admin kick or ban) and its client has not
+        ended by itself: stop it, say why on the guest's terminal, close the connection."""
+        if self not in self.front.sessions:
+            return  # it ended already (its client closed when it was told)
+        self.stop()
+        try:
+            self.chan.write((line + "\r\n").encode())
+            self.chan.exit(1)
+        except OSError:
+            pass
 
 
 def _reap(proc: subprocess.Popen) -> None:
