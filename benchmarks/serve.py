@@ -248,7 +248,8 @@ async def memory(server_pid: int, port: int, players: int) -> dict:
 SERVER_CODE = """
 import asyncio, json, sys
 from pathlib import Path
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 async def main():
     data = Path(sys.argv[1])
     srv = TableServer(data, grace=600, pace=0, stats=False)
@@ -549,7 +550,8 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
     from duckcover.app.remote import RemoteApp, RemoteTable
     from duckcover.app.table.screen import TableScreen
     from duckcover.common import i18n
-    from duckcover.net.server import Identity, TableServer
+    from duckcover.net.server import TableServer
+    from duckcover.net.sessions import Identity
     from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 
     spent: list[float] = []

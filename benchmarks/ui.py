@@ -297,7 +297,7 @@ def main() -> None:
     print(f"launch_ratio={ours_s / bare_s:.2f}")
     if saving < LEAN_SAVING_GUARD:
         sys.exit(f"the lean output saves only {saving:.0%} of a watched game's bytes: a Textual change "
-                 f"or ours took most of it away (see duckcover/app/lean_output.py)")
+                 f"or ours took most of it away (see duckcover/app/render/lean_output.py)")
 
 
 if __name__ == "__main__":

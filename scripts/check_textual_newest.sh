@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scheduled check a maintainer runs (monthly, and before moving the pin): does duckcover still
-# work on the newest Textual 8.x? pyproject.toml pins Textual exactly because app/textual_compat.py
+# work on the newest Textual 8.x? pyproject.toml pins Textual exactly because app/render/textual_compat.py
 # (and the tests' autoplay helpers) use a few private names. This installs the project with the
 # newest 8.x in a throw-away virtual environment and runs the tests that touch those names, the
 # snapshots and the whole games by keys. Exit status 0: the pin can move to the version it prints.

@@ -146,7 +146,7 @@ async def play_until(clients: list[ProtocolClient], done, timeout: float = 60.0,
 async def join(server, name: str, key: str | None = None, peer: str | None = None) -> ProtocolClient:
     """A protocol client logged in to the in-process `server` as `name` (with `key`, from the
     address `peer`), welcomed."""
-    from duckcover.net.server import Identity
+    from duckcover.net.sessions import Identity
 
     client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name, key), peer))
     await client.until("welcome")

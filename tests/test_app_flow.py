@@ -273,7 +273,7 @@ def remote_flow(my_seat: int | None, closes_scorepad: bool = True):
     server_game = Game(["Ann", "Ben"], Rules(), seed=5)
     mirror = replay(to_record(server_game), unseen=True)
     sent: list = []
-    table = RemoteTable(mirror, [SeatSpec("Ann"), SeatSpec("Ben")], my_seat, lambda kind, **f: sent.append((kind, f)))
+    table = RemoteTable(mirror, [SeatSpec("Ann"), SeatSpec("Ben")], my_seat, sent.append)
     flow, pace, events = flow_with_events(table, watch=my_seat is None, closes_scorepad=closes_scorepad)
     table.attach(flow)
     flow.advance()
@@ -281,26 +281,26 @@ def remote_flow(my_seat: int | None, closes_scorepad: bool = True):
     return server_game, table, flow, pace, events, sent
 
 
-def server_turn(game: Game) -> list[dict]:
+def server_turn(game: Game) -> list[p.Message]:
     """The server plays one turn (every seat its first legal move): what it broadcasts."""
     game.flip()
-    said = [{"type": "flip", "codes": list(game.flips)}]
+    said: list[p.Message] = [p.Flipped(codes=tuple(game.flips))]
     if game.phase in CHOOSING:  # (a turn that resolved at the flip has no reveal)
         moves = [game.view(seat).legal_moves()[0] if seat in game.awaiting else None for seat in range(game.n)]
         game.play(moves)
-        said.append({"type": "reveal", "moves": [p.move_to_json(m) for m in moves], "standins": []})
+        said.append(p.Reveal(moves=tuple(p.move_to_json(m) for m in moves)))
     return said
 
 
-def server_messages(game: Game, until_round_end: bool = False) -> list[dict]:
+def server_messages(game: Game, until_round_end: bool = False) -> list[p.Message]:
     """The server plays on to the game's end (or the round's): every flip, reveal and deal."""
-    said: list[dict] = []
+    said: list[p.Message] = []
     while not game.over:
         if game.phase is Phase.ROUND_OVER:
             if until_round_end:
                 break
             game.start_round()
-            said.append({"type": "round", "round": to_record(game)["rounds"][-1]})
+            said.append(p.Round(round=to_record(game)["rounds"][-1]))
         else:
             said += server_turn(game)
     return said
@@ -313,7 +313,7 @@ def turns_of(game: Game) -> list:
 def test_remote_flow_applies_a_reveal_and_the_next_flip_only_after_the_pause():
     server_game, table, flow, pace, events, sent = remote_flow(None)
     first = server_turn(server_game)
-    assert [m["type"] for m in first] == ["flip", "reveal"]  # seed 5: the first flip is a choice
+    assert [m.TYPE for m in first] == ["flip", "reveal"]  # seed 5: the first flip is a choice
     for message in first:
         table.receive(message)
     assert flow.state is TurnState.PAUSE and table.game.turn_number == 1
@@ -333,7 +333,7 @@ def test_remote_flow_the_next_deal_waits_until_the_scorepad_is_closed():
     pace.run()  # every pause: the round's last reveal, then the scorepad
     assert flow.state is TurnState.ROUND_OVER and isinstance(events[-1], RoundOver)
     server_game.start_round()
-    table.receive({"type": "round", "round": to_record(server_game)["rounds"][-1]})
+    table.receive(p.Round(round=to_record(server_game)["rounds"][-1]))
     for message in server_turn(server_game):
         table.receive(message)
     assert table.game.round_index == 0 and len(table.inbox) == 1 + 2  # the deal and the next turn wait
@@ -359,8 +359,8 @@ def test_remote_flow_sends_this_seats_flip_and_asks_sync_when_the_mirror_loses_s
     server_game, table, flow, pace, events, sent = remote_flow(my_seat=captain)
     assert flow.state is TurnState.AWAIT_FLIP
     flow.press_flip()
-    assert sent == [("flip", {})] and table.game.turn_number == 0  # the server says what was flipped
+    assert sent == [p.Flip()] and table.game.turn_number == 0  # the server says what was flipped
     flow.press_flip()
-    assert sent == [("flip", {})]  # once
-    table.receive({"type": "flip", "codes": [999]})  # no such card: the mirror cannot follow
-    assert sent[-1] == ("sync", {}) and not table.inbox
+    assert sent == [p.Flip()]  # once
+    table.receive(p.Flipped(codes=(999,)))  # no such card: the mirror cannot follow
+    assert sent[-1] == p.Sync() and not table.inbox

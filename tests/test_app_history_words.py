@@ -14,7 +14,9 @@ from duckcover.app.screens.replay import build_timeline, story_lines
 from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.engine import Phase
-from duckcover.net.server import Identity, TableServer
+from duckcover.net import protocol as p
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 
 from test_serve_client import press_what_is_asked
 from test_serve_client import settle as settle_clients
@@ -71,7 +73,7 @@ async def test_a_watcher_who_joins_mid_game_reads_the_same_story_and_is_told_he_
         async with apps[0].run_test(size=(80, 24)) as ann, apps[1].run_test(size=(80, 24)) as wes:
             pilots = [ann, wes]
             await settle_clients(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
-            apps[0].send("create", seats=["human", "easy", "easy"], seed=2)
+            apps[0].send(p.Create(seats=("human", "easy", "easy"), seed=2))
             await settle_clients(pilots, lambda: isinstance(apps[0].screen, TableScreen))
             table = next(iter(srv.tables.values()))
             game = table.game

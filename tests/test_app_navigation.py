@@ -11,7 +11,7 @@ from duckcover.app.messages import PLACES, Navigate
 from duckcover.app.screens import core as screens
 from duckcover.app.screens.core import GameOverScreen, QuitScreen, SetupScreen, TitleScreen, bot_choices
 from duckcover.app.screens.settings import SettingsScreen
-from duckcover.app.textual_compat import FooterKey
+from duckcover.app.render.textual_compat import FooterKey
 from duckcover.app.widgets.footer import KeyFooter
 from helpers import finished_controller
 

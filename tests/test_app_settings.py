@@ -8,7 +8,7 @@ import pytest
 from duckcover.app import AppOptions, create_app
 from duckcover.app.screens.core import TitleScreen
 from duckcover.app.screens.settings import SettingsScreen
-from duckcover.app.textual_compat import FooterKey
+from duckcover.app.render.textual_compat import FooterKey
 from duckcover.common import i18n
 from duckcover.saves.settings import Settings, load, save, settings_path
 

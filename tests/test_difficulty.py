@@ -28,9 +28,9 @@ def test_the_old_names_stand_for_the_same_bots():
 def test_every_place_that_lists_difficulties_reads_the_one_list():
     from duckcover.app import bots
     from duckcover.app.screens import lobby
-    from duckcover.net import server
+    from duckcover.net import table_host
 
-    assert server.DIFFICULTIES == lobby.DIFFICULTIES == bots.DIFFICULTY_NAMES == tuple(DIFFICULTIES)
+    assert table_host.DIFFICULTIES == lobby.DIFFICULTIES == bots.DIFFICULTY_NAMES == tuple(DIFFICULTIES)
     assert set(LADDER) <= set(DIFFICULTIES) and set(LADDER_RATINGS) == set(LADDER)
     assert set(difficulty.LEVEL_RATINGS) == set(DIFFICULTIES)  # `easy` too: every level on one scale
 

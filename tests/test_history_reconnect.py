@@ -12,7 +12,8 @@ from duckcover.app.options import AppOptions
 from duckcover.app.remote import RemoteApp
 from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 
 from test_app_history_words import explanations  # noqa: F401 - a fixture
 from test_serve_client import press_what_is_asked, settle

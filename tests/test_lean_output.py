@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rich.color import Color
 from rich.style import Style
 
-from duckcover.app.lean_output import LeanStream, lean_driver
+from duckcover.app.render.lean_output import LeanStream, lean_driver
 
 COLOURS = [None, "color(24)", "color(233)", "red", "bright_white", "#102030"]
 

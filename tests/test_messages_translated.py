@@ -18,7 +18,9 @@ from duckcover.app.screens.games import GamesScreen
 from duckcover.app.words import coded_text, error_text, peer_refusal_text
 from duckcover.common import i18n
 from duckcover.common.i18n import LANGUAGES, catalogue
-from duckcover.net.server import Identity, TableServer
+from duckcover.net import protocol as p
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from duckcover.saves import storage
 from duckcover.saves.record import RecordError, replay
 from helpers import STANDARD, run_replay, write_json
@@ -260,7 +262,7 @@ async def test_a_guest_app_shows_a_server_refusal_in_its_language(server, lang, 
             if isinstance(app.screen, LobbyScreen):
                 break
             await pilot.pause(0.02)
-        app.send("join", table="nope")
+        app.send(p.Join(table="nope"))
         for _ in range(200):
             if any(n.message == expected for n in app._notifications):
                 break

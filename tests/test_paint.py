@@ -1,4 +1,4 @@
-"""The table's changes drawn as lines (duckcover/app/widgets/paint.py): whatever a terminal shows
+"""The table's changes drawn as lines (duckcover/app/render/paint.py): whatever a terminal shows
 after the painter's writes and Textual's own frames is what Textual would draw from scratch.
 
 The headless apps of the tests write nothing, so each test wraps the app's `_display` and feeds
@@ -15,13 +15,14 @@ from textual.geometry import Offset, Region
 
 from autoplay import step, table_of
 from duckcover.app import AppOptions, create_app, quick_seats
-from duckcover.app.lean_output import LeanStream
+from duckcover.app.render.lean_output import LeanStream
 from duckcover.app.remote import RemoteApp
 from duckcover.app.table.screen import TableScreen
 from duckcover.app.widgets.core import KeptStyle, KeyBar, StaticLines, TableLog
-from duckcover.app.widgets.paint import LinePainter, LinesUpdate
+from duckcover.app.render.paint import LinePainter, LinesUpdate
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from test_lean_output import screen_after
 from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 

@@ -394,7 +394,8 @@ async def test_the_numbers_a_newcomer_sees_for_one_bot_are_the_same_everywhere(t
     from duckcover.app.screens.stats import StatsScreen
     from duckcover.common import i18n
     from duckcover.common.measured import MEASURED_BOTS
-    from duckcover.net.server import Identity, TableServer
+    from duckcover.net.server import TableServer
+    from duckcover.net.sessions import Identity
 
     monkeypatch.setenv("DUCKCOVER_DATA", str(tmp_path))
     i18n.set_language("en")

@@ -10,7 +10,8 @@ from pathlib import Path
 import duckcover
 from duckcover.commands import arena as arena_command
 from duckcover.engine import Game, new_seed
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from duckcover.players import harness
 
 from serve_helpers import ProtocolClient

@@ -209,7 +209,7 @@ async def admin(root: Path, *words: str, timeout: float = 60.0) -> tuple[int, st
 
 async def guest(server, name: str, peer: str, door: str = "ssh", end=None):
     """A guest logged in through `door` from `peer`, welcomed (its client speaks the protocol)."""
-    from duckcover.net.server import Identity
+    from duckcover.net.sessions import Identity
     from serve_helpers import ProtocolClient
 
     client = await ProtocolClient.connect(server.sock, server.issue_token(Identity(name), peer, door=door, end=end))
@@ -297,7 +297,7 @@ async def test_kick_ends_that_guests_session_only_and_its_seat_waits(tmp_path):
 
 async def test_ban_ends_the_sessions_it_matches_is_refused_by_every_door_and_kept_for_the_next_start(tmp_path):
     from duckcover.net.admission import Bans
-    from duckcover.net.server import Identity
+    from duckcover.net.sessions import Identity
 
     async with Hosted(tmp_path) as hosted:
         server = hosted.server
@@ -330,7 +330,7 @@ async def test_ban_ends_the_sessions_it_matches_is_refused_by_every_door_and_kep
 
 
 async def test_drain_refuses_new_tables_and_logins_lets_the_running_game_end_then_stops(tmp_path):
-    from duckcover.net.server import Identity
+    from duckcover.net.sessions import Identity
     from serve_helpers import play_until
 
     async with Hosted(tmp_path) as hosted:

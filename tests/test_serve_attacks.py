@@ -26,10 +26,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from duckcover.common import i18n
+from duckcover.net import protocol as p
 from duckcover.net import sshfront
 from duckcover.net.admission import (GUESS_FORGET_AFTER, GUESS_MAX_WAIT, TABLES_PER_NETWORK, CodeGuesses,
                                      network_of)
-from duckcover.net.server import CODE_PREFIX, MAX_TABLES, TABLES_PER_NAME, Identity, TableServer, login_identity
+from duckcover.net.server import MAX_TABLES, TABLES_PER_NAME, TableServer
+from duckcover.net.sessions import CODE_PREFIX, Identity, login_identity
 from duckcover.net.sshfront import (CLIENT_ADDRESS_SPACE, MAX_COLUMNS, MAX_ROWS, clamped_size, safe_term,
                                     source_of, visible_name)
 
@@ -107,8 +109,8 @@ async def test_a_table_with_a_seed_is_marked_for_everyone_who_sees_it(server):
     dee = await join(server, "dee")
     dee.send("create", seats=["human", "human"])
     await dee.until("seated")
-    unseeded = [t for t in server.lobby() if t["id"] != lobby["tables"][0]["id"]]
-    assert len(unseeded) == 1 and "seed" not in unseeded[0]
+    unseeded = [t for t in server.lobby() if t.id != lobby["tables"][0]["id"]]
+    assert len(unseeded) == 1 and unseeded[0].seed is None and "seed" not in p.to_json(unseeded[0])
 
 
 async def test_a_client_token_is_good_for_one_greeting_only(server):
@@ -137,7 +139,7 @@ async def test_an_abandoned_table_ends_and_is_kept_as_abandoned(server, tmp_path
     game = replay(read_file(kept[0]))
     assert game.turn_number == table.game.turn_number and not game.over  # a game in progress, as it stood
     assert not list((tmp_path / "serve" / "tables").glob(f"{table.id}*"))
-    assert server.lobby() == []
+    assert server.lobby() == ()
 
 
 async def test_an_abandoned_table_that_cannot_be_kept_stays_with_its_files_and_one_line(server, tmp_path):

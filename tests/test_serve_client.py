@@ -12,9 +12,11 @@ from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, RemoteTable, WaitingScreen
 from duckcover.app.screens.core import RoundEndScreen
 from duckcover.app.table.screen import TableScreen
-from duckcover.app.widgets.paint import LinePainter
+from duckcover.app.render.paint import LinePainter
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net import protocol as p
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 
 SIZE = (80, 24)
 
@@ -128,7 +130,7 @@ async def test_countdown_ends_with_the_referee_fallback_said_in_the_log(tmp_path
         async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as ben:
             pilots = [ann, ben]
             await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
-            apps[0].send("create", seats=["human", "human"], seed=4)
+            apps[0].send(p.Create(seats=("human", "human"), seed=4))
             await settle(pilots, lambda: apps[1].lobby_tables)
             await ben.press("j")
             await settle(pilots, lambda: all(isinstance(a.screen, TableScreen) for a in apps))
@@ -146,7 +148,7 @@ async def test_a_watcher_sees_the_table_without_a_seat(server):
     async with apps[0].run_test(size=SIZE) as ann, apps[1].run_test(size=SIZE) as wes:
         pilots = [ann, wes]
         await settle(pilots, lambda: all(isinstance(a.screen, LobbyScreen) for a in apps))
-        apps[0].send("create", seats=["human", "easy", "easy"], seed=2)
+        apps[0].send(p.Create(seats=("human", "easy", "easy"), seed=2))
         await settle(pilots, lambda: apps[1].lobby_tables and apps[1].lobby_tables[0]["state"] == "playing")
         await wes.press("w")
         await settle(pilots, lambda: isinstance(apps[1].screen, TableScreen))
@@ -190,9 +192,9 @@ async def test_the_server_takes_only_the_rules_options_a_new_table_has(server):
     app = client(server, "ann")
     async with app.run_test(size=SIZE) as ann:
         await settle([ann], lambda: isinstance(app.screen, LobbyScreen))
-        app.send("create", seats=["human", "easy"], options={"splashes": [0] * 12})
-        app.send("create", seats=["human", "easy"], options={"variant_rounds": {"competition": [4]}},
-                 variants=["competition"])
+        app.send(p.Create(seats=("human", "easy"), options={"splashes": [0] * 12}))
+        app.send(p.Create(seats=("human", "easy"), options={"variant_rounds": {"competition": [4]}},
+                          variants=("competition",)))
         await ann.pause(0.3)
         assert not server.tables
 
@@ -201,7 +203,7 @@ async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_fir
     """Over SSH every frame is a write for every onlooker of a reveal (and was a compositor pass
     each). Everything the reveal changes (the grids, the seat titles, the log and the status line
     that says nobody is thinking any more) is drawn in the reveal's first frame, as lines
-    (widgets/paint.py), not by Textual's compositor: widgets that told their screen one by one,
+    (render/paint.py), not by Textual's compositor: widgets that told their screen one by one,
     and the server's status after the reveal, had spread it over two or three. (What the step
     after the reveal changes, such as the Captain's flip prompt, may follow in a frame of its
     own.)"""
@@ -210,8 +212,8 @@ async def test_a_player_who_is_not_choosing_sees_all_a_reveal_changes_in_its_fir
     real_receive, real_refresh, real_flush = RemoteTable.receive, TableScreen._compositor_refresh, LinePainter.flush
 
     def receive(table, message):
-        if table is apps[0].controller and message["type"] in ("reveal", "flip", "round"):
-            counting[0] = message["type"] == "reveal"
+        if table is apps[0].controller and message.TYPE in ("reveal", "flip", "round"):
+            counting[0] = message.TYPE == "reveal"
             if counting[0]:
                 frames.append([])
         return real_receive(table, message)
@@ -285,7 +287,7 @@ async def test_a_guest_without_a_time_limit_has_no_clock_ticking(server):
             await ann_and_ben_with_two_bots(server, apps, [ann, ben])
             await ann.pause(1.3)  # (the clock's interval is a second)
             assert apps[0].controller.deadline is None and ticks == []
-            apps[0].controller.receive({"type": "status", "chosen": [], "thinking": [0], "seconds": 30})
+            apps[0].controller.receive(p.Status(chosen=(), thinking=(0,), seconds=30, players=()))
             await ann.pause(1.3)
             assert apps[0].controller in ticks  # a countdown: the clock runs and the line counts down
             assert "s left" in apps[0].table_screen.prompt_text

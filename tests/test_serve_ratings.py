@@ -10,7 +10,8 @@ import pytest
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import LobbyScreen, RemoteApp, WaitingScreen
 from duckcover.common import i18n
-from duckcover.net.server import Identity, TableServer
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from duckcover.saves import stats
 from duckcover.saves.ratings import RatedGame, account_key
 
@@ -123,7 +124,7 @@ async def test_the_lobby_shows_the_top_ten_by_pilot_through_the_protocol(server)
         assert f"{best[0].rating.ordinal:.1f}" in lines[0]
         top, bots = text.split("The bots' ratings on this server")
         assert "random" not in top  # the bots are listed apart, each by its one name and rating here
-        easy = next(item["ordinal"] for item in server.level_ratings() if item["level"] == "easy")
+        easy = next(item.ordinal for item in server.level_ratings() if item.level == "easy")
         assert f"Easy (random) {easy:.1f}\n" in bots and "a cautious estimate of skill" in bots
 
 

@@ -15,14 +15,16 @@ import duckcover.app as app_module
 from duckcover.app.options import AppOptions
 from duckcover.app.remote import RemoteApp
 from duckcover.engine import Game, Rules
-from duckcover.net.server import Seat, Table
+from duckcover.net import protocol as p
+from duckcover.net.sessions import Seat
+from duckcover.net.table_host import Table
 
 SIZES = [(80, 24), (120, 40)]
 TABLES = [
     {"id": "a1", "name": "Friday night", "seats": 4, "taken": 3, "humans": 2, "bots": 2, "variants": [],
-     "state": "open", "free": [1]},
+     "state": "open", "free": [1], "rated": True},
     {"id": "b2", "name": "[red]not markup[/]", "seats": 5, "taken": 5, "humans": 3, "bots": 2,
-     "variants": ["competition", "pressure"], "state": "playing", "free": []},
+     "variants": ["competition", "pressure"], "state": "playing", "free": [], "rated": True},
 ]
 
 
@@ -37,7 +39,7 @@ class Scripted(RemoteApp):
 
     async def talk(self) -> None:
         for message in self.messages:
-            self.on_server({"v": 1, **message})
+            self.on_server(p.from_json({"v": 1, **message}, p.SERVER_MESSAGES))  # as the line would bring it
         await asyncio.Event().wait()
 
 
@@ -46,11 +48,11 @@ def table_messages() -> list[dict]:
     table = Table("t1", "Friday night", seats, Rules(), 5, server=None)
     table.take_game(Game(["ann", "ben", "Jackson"], Rules(), seed=5))
     table.game.flip()
-    players = [{"name": s.name, "kind": s.kind, "bot": s.bot, "connected": i != 1, "standin": False}
+    players = [{"name": s.name, "kind": s.kind, "bot": s.bot, "connected": i != 1, "standin": False, "ordinal": None}
                for i, s in enumerate(seats)]
     status = {"chosen": [2], "thinking": [0, 1], "seconds": None, "players": players}
     return [{"type": "welcome", "name": "ann"},
-            {"type": "seated", "table": {"id": "t1", "name": "Friday night"}, "seat": 0, "players": players,
+            {"type": "seated", "table": p.to_json(table.summary()), "seat": 0, "players": players,
              "record": table.public_record(), "pending_flips": list(table.game.flips), "status": status}]
 
 
@@ -66,11 +68,11 @@ def test_create_a_table(snap_compare, tmp_path):
 
 
 def test_waiting_for_players(snap_compare, tmp_path):
-    players = [{"name": "ann", "kind": "human", "bot": None}, {"name": None, "kind": "human", "bot": None},
-               {"name": "Gwen", "kind": "bot", "bot": "hard"}]
+    players = [{"name": name, "kind": kind, "bot": bot, "connected": True, "standin": False, "ordinal": None}
+               for name, kind, bot in (("ann", "human", None), (None, "human", None), ("Gwen", "bot", "hard"))]
     app = Scripted(tmp_path, [{"type": "welcome", "name": "ann"},
-                              {"type": "seated", "table": {"id": "a1", "name": "Friday night"}, "seat": 0,
-                               "players": players, "status": {"players": players}}])
+                              {"type": "seated", "table": TABLES[0], "seat": 0, "players": players,
+                               "status": {"chosen": [], "thinking": [], "seconds": None, "players": players}}])
     assert snap_compare(app, terminal_size=(80, 24))
 
 

@@ -108,7 +108,7 @@ _SCREENS: dict[int, tuple[pyte.Screen, pyte.ByteStream, list[int], list[str], by
 def painted_lines(seen: bytearray) -> list[str]:
     """Every line the terminal that received `seen` has shown so far, read off a terminal
     model after each piece fed to it. The app sends only the cells that change
-    (duckcover/app/lean_output.py), so a line of text may reach the wire in pieces around
+    (duckcover/app/render/lean_output.py), so a line of text may reach the wire in pieces around
     cells already on screen: the bytes alone do not hold it."""
     entry = _SCREENS.get(id(seen))
     if entry is None or entry[4] is not seen:  # an id is reused once its bytearray is gone

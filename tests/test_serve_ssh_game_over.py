@@ -111,7 +111,8 @@ async def test_an_error_in_a_guests_app_is_one_line_for_the_guest_and_logged_on_
     from duckcover.app.options import AppOptions
     from duckcover.app.remote import CRASH_LOG, LobbyScreen, RemoteApp, report_crash
     from duckcover.common import i18n
-    from duckcover.net.server import Identity, TableServer
+    from duckcover.net.server import TableServer
+    from duckcover.net.sessions import Identity
 
     i18n.set_language("en")
     server = TableServer(tmp_path, grace=30, pace=0)

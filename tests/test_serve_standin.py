@@ -11,7 +11,10 @@ from duckcover.app.remote import LobbyScreen, RemoteApp
 from duckcover.app.table.screen import TableScreen
 from duckcover.common import i18n
 from duckcover.engine import CHOOSING
-from duckcover.net.server import Identity, TableServer
+from duckcover.net import protocol as p
+from duckcover.net.records import record_of
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import Identity
 from duckcover.saves.record import read_turn_seats
 
 from serve_helpers import ProtocolClient
@@ -40,7 +43,7 @@ def client(server, name: str) -> RemoteApp:
 async def ann_and_ben_then_ben_leaves(server, ann_app, pilot):
     """Ann opens a two-seat table, Ben joins over the protocol and drops; returns the table."""
     await settle([pilot], lambda: isinstance(ann_app.screen, LobbyScreen))
-    ann_app.send("create", seats=["human", "human"], seed=4, name="t")
+    ann_app.send(p.Create(seats=("human", "human"), seed=4, name="t"))
     await settle([pilot], lambda: server.tables)
     table = next(iter(server.tables.values()))
     ben = await ProtocolClient.connect(server.sock, server.issue_token(Identity("ben")))
@@ -66,7 +69,7 @@ async def test_a_stand_in_move_is_said_in_the_log_and_marked_in_the_record(serve
         at = next(i for i, line in enumerate(log) if STOOD_IN in line)
         # Said right below that turn's moves, after Ben's own line.
         assert any(line.strip().startswith("ben ") for line in log[at - 3:at]), log[at - 4:at + 1]
-        marks = read_turn_seats(server.record_of(table), "standins")
+        marks = read_turn_seats(record_of(table), "standins")
         assert marks and all(seats == [BEN] for seats in marks.values())
         # What anyone joining now reads of the game so far tells the same marks, in the same words.
         story = ann_app.story_so_far(table.public_record(), table.game)
@@ -91,7 +94,7 @@ async def test_back_mid_turn_he_sees_the_move_chosen_for_him_and_nobody_else_doe
                 await press_what_is_asked(ann_app, pilot)
             await pilot.pause(0.02)
         assert ben_chosen_ann_to_choose()
-        assert "your_move" not in table.snapshot(ANN) and "your_move" not in table.snapshot(None)
+        assert table.snapshot(ANN).your_move is None and table.snapshot(None).your_move is None
         # Ben has no key: he comes back with the return code his seat was given (serve's rule).
         ben_app = RemoteApp(AppOptions(data_dir=server.data_dir, speed="instant"), str(server.sock),
                             server.issue_token(table.seats[BEN].owner))
@@ -138,4 +141,4 @@ async def test_back_mid_turn_he_may_change_the_stand_ins_move_while_the_turn_is_
             assert table.chosen.get(BEN) is not None and ANN not in table.chosen  # still before the reveal
             await press_what_is_asked(ann_app, pilot)  # Ann chooses: the reveal
             await settle([ben_pilot], lambda: (game.round_index, game.turn_number) != turn)
-            assert turn not in read_turn_seats(server.record_of(table), "standins")  # his own move, unmarked
+            assert turn not in read_turn_seats(record_of(table), "standins")  # his own move, unmarked

@@ -10,7 +10,8 @@ import pytest
 
 from duckcover.engine import flip_name
 from duckcover.net import protocol as p
-from duckcover.net.server import TableServer, login_identity
+from duckcover.net.server import TableServer
+from duckcover.net.sessions import login_identity
 from duckcover.saves import stats, storage
 from duckcover.saves.record import replay
 
@@ -131,7 +132,7 @@ async def test_a_wrong_token_or_a_broken_line_ends_that_connection_only(server):
     seated = await client.until("seated")
     name = seated["record"]["players"][0]["name"] if seated.get("record") else table_name(server)
     assert "\x1b" not in name and "\x07" not in name
-    assert "\x1b" not in json.dumps(server.lobby())
+    assert "\x1b" not in json.dumps(p.to_json(server.lobby()))
 
 
 def table_name(server) -> str:

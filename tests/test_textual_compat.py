@@ -1,10 +1,10 @@
-"""What duckcover/app/textual_compat.py relies on in Textual: if an upgrade renames or reshapes
+"""What duckcover.app.render.textual_compat.py relies on in Textual: if an upgrade renames or reshapes
 it, these fail with its name instead of the app quietly painting its first frame twice."""
 import inspect
 
 from textual.screen import Screen
 
-from duckcover.app.textual_compat import Backdrop
+from duckcover.app.render.textual_compat import Backdrop
 
 
 def test_the_private_screen_method_the_backdrop_overrides_still_exists():

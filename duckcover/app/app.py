@@ -21,7 +21,7 @@ from .controller import TurnController
 from .messages import Navigate, SettingsSaved, StartGame
 from .options import AppOptions, SeatSpec
 from .table.screen import TableScreen
-from .textual_compat import Backdrop
+from .render.textual_compat import Backdrop
 from .widgets.core import GridWidget, count_style_changes
 from .widgets.glyphs import PlainKeys, adapt
 
@@ -56,7 +56,7 @@ class DuckCoverApp(PlainKeys, App):
         base = super().get_driver_class()
         if constants.DRIVER is not None or os.environ.get("DUCKCOVER_LEAN_OUTPUT") == "0":
             return base
-        from .lean_output import lean_driver
+        from .render.lean_output import lean_driver
 
         return lean_driver(base)
 

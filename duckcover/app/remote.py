@@ -49,7 +49,7 @@ class RemoteTable(TurnController):
     chosen, the countdown) for the line under the prompt, and the seats' ratings."""
 
     settings_here = False  # the settings file is the host's, not a guest's to change
-    MIRROR_EVENTS = ("flip", "reveal", "round")
+    MIRROR_EVENTS = (p.Flipped, p.Reveal, p.Round)
     BUSY = (TurnState.PAUSE, TurnState.RESOLVING, TurnState.ROUND_OVER, TurnState.GAME_OVER, TurnState.HANDOVER)
 
     def __init__(self, game: Game, seats: list[SeatSpec], my_seat: int | None, send) -> None:
@@ -63,7 +63,7 @@ class RemoteTable(TurnController):
         self.next_round: dict | None = None
         self.flow: TableFlow | None = None
         self.inbox: deque = deque()
-        self.early: list[dict] = []  # messages that came before the screen was up
+        self.early: list[p.Message] = []  # messages that came before the screen was up
         self.up = False
         self.flip_sent = False
         self.scorepad_done = False
@@ -95,7 +95,7 @@ class RemoteTable(TurnController):
 
     def submit(self, seat: int, move) -> None:
         super().submit(seat, move)  # the same check as at a local table, before it leaves
-        self.send("choose", move=p.move_to_json(move))
+        self.send(p.Choose(move=p.move_to_json(move)))
 
     def ready(self) -> bool:
         return self.revealed is not None  # the server says when everyone has chosen
@@ -130,7 +130,7 @@ class RemoteTable(TurnController):
         if self.next_flip is not None:  # the server's flip, applied now
             return True
         if state is TurnState.AWAIT_FLIP and self.game.captain == self.my_seat and not self.flip_sent:
-            self.send("flip")
+            self.send(p.Flip())
             self.flip_sent = True
         return False  # another seat's flip, or this one's on its way: the server's "flip" brings it
 
@@ -163,13 +163,12 @@ class RemoteTable(TurnController):
             self.receive(message)
         self.pump()
 
-    def receive(self, message: dict) -> None:
-        kind = message["type"]
+    def receive(self, message: p.Message) -> None:
         if not self.up:
             self.early.append(message)
-        elif kind == "status":
-            self.status = message
-            seconds = message.get("seconds")
+        elif isinstance(message, p.Status):
+            self.status = p.to_json(message)
+            seconds = message.seconds
             self.deadline = None if seconds is None else time.monotonic() + seconds
             if self.clock is not None:
                 if self.deadline is None:
@@ -177,22 +176,22 @@ class RemoteTable(TurnController):
                 else:
                     self.clock.resume()
             self.flow.tell(StatusChanged())
-        elif kind == "note":
-            name = shown(message.get("name"), NAME_MAX)
-            if message.get("key") == "code" and isinstance(message.get("login"), str):
-                self.return_login = shown(message["login"], NAME_MAX + 8)  # the quit dialog and the parting line say it
+        elif isinstance(message, p.Note):
+            name = shown(message.name, NAME_MAX)
+            if message.key == "code" and message.login is not None:
+                self.return_login = shown(message.login, NAME_MAX + 8)  # the quit dialog and the parting line say it
             key = {"time": "net.played_for", "left": "net.disconnected", "back": "net.reconnected",
-                   "code": "net.return_code", "seed": "net.fixed_deal"}.get(message.get("key"))
+                   "code": "net.return_code", "seed": "net.fixed_deal"}.get(message.key)
             if key:
-                self.flow.tell(Said(t(key, name=name, login=shown(message.get("login"), NAME_MAX + 8),
-                                      seed=shown(message.get("seed"), 24))))
-        elif kind in self.MIRROR_EVENTS:
+                self.flow.tell(Said(t(key, name=name, login=shown(message.login, NAME_MAX + 8),
+                                      seed=shown(message.seed, 24))))
+        elif isinstance(message, self.MIRROR_EVENTS):
             self.inbox.append(message)
             self.pump()
 
-    def ready_for(self, message: dict) -> bool:
+    def ready_for(self, message: p.Message) -> bool:
         state = self.flow.state
-        if message["type"] == "round":
+        if isinstance(message, p.Round):
             return state is TurnState.ROUND_OVER and self.scorepad_done
         return state not in self.BUSY
 
@@ -203,24 +202,22 @@ class RemoteTable(TurnController):
                 self.apply(message)
             except (DuckError, ValueError, KeyError, IndexError, TypeError, RuntimeError):
                 self.inbox.clear()
-                self.send("sync")  # the mirror lost step: the server sends the whole table again
+                self.send(p.Sync())  # the mirror lost step: the server sends the whole table again
                 return
 
-    def apply(self, message: dict) -> None:
-        kind, flow = message["type"], self.flow
-        if kind == "flip":
-            self.next_flip = message["codes"]
+    def apply(self, message: p.Message) -> None:
+        flow = self.flow
+        if isinstance(message, p.Flipped):
+            self.next_flip = message.codes
             try:
                 flow.do_flip()
             finally:
                 self.next_flip = None
                 self.flip_sent = False
-        elif kind == "reveal":
+        elif isinstance(message, p.Reveal):
             game = self.game
-            self.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message["moves"])]
-            standins = message.get("standins")
-            self.stood_in = sorted({s for s in standins if type(s) is int and 0 <= s < game.n}) \
-                if isinstance(standins, list) else []
+            self.revealed = [p.move_from_json(m, seat, game.n) for seat, m in enumerate(message.moves)]
+            self.stood_in = sorted({s for s in message.standins if 0 <= s < game.n})
             # Everyone has chosen: nobody is thinking any more. Said here, the status line is
             # blank in the reveal's own frame, and the server's status that follows the reveal
             # changes nothing on screen (it had cost a second frame a reveal).
@@ -228,8 +225,8 @@ class RemoteTable(TurnController):
             flow.choice_taken()  # still choosing here: the time ran out
             flow.maybe_resolve()
             flow.tell(StatusChanged())
-        elif kind == "round":
-            self.next_round = message["round"]
+        elif isinstance(message, p.Round):
+            self.next_round = message.round
             self.scorepad_done = False
             flow.after_round_end()
 
@@ -319,7 +316,7 @@ class RemoteApp(DuckCoverApp):
         return False  # the game is the server's: nothing of the guest's is left to resume
 
     def go_title(self) -> None:
-        self.send("leave")  # after a game: back to the lobby
+        self.send(p.Leave())  # after a game: back to the lobby
 
     def ssh_command(self, login: str) -> str:
         """The command that logs in as `login` again, as far as this client knows the server."""
@@ -359,98 +356,101 @@ class RemoteApp(DuckCoverApp):
         message.stop()
         if message.place == "setup":
             self.create_when_left = True
-            self.send("leave")
+            self.send(p.Leave())
         elif message.place == "title":
-            self.send("leave")
+            self.send(p.Leave())
         elif message.place == "rules":
             self.action_help()
         elif message.place == "quit":
             self.exit()
 
-    def send(self, kind: str, **fields) -> None:
+    def send(self, message: p.Message) -> None:
         if self.writer is not None and not self.writer.is_closing():
-            self.writer.write(p.encode(kind, **fields))
+            self.writer.write(p.encode_message(message))
 
     async def talk(self) -> None:
         try:
             reader, self.writer = await asyncio.open_unix_connection(self.socket_path, limit=p.SERVER_LINE_MAX + 1)
-            self.send("hello", token=self.token)
+            self.send(p.Hello(token=self.token))
             while True:
-                message = await p.read_message(reader, p.SERVER_TYPES, p.SERVER_LINE_MAX)
+                try:
+                    message = await p.receive(reader, p.SERVER_MESSAGES, p.SERVER_LINE_MAX)
+                except p.FieldError as err:  # a message this client cannot read: the whole table again
+                    self.notify(shown(str(err), LABEL_MAX * 2), severity="error", markup=False)
+                    self.send(p.Sync())
+                    continue
                 if message is None:
                     break
                 try:
                     self.on_server(message)
                 except Exception as err:  # noqa: BLE001 - one bad message must not end the session
                     self.notify(shown(f"{type(err).__name__}: {err}", LABEL_MAX * 2), severity="error")
-                    self.send("sync")
+                    self.send(p.Sync())
         except (OSError, p.ProtocolError):
             pass
         self.exit(message=t("net.lost"))
 
-    def on_server(self, message: dict) -> None:
-        kind = message["type"]
-        if kind == "welcome":
-            self.user_name = shown(message.get("name"), NAME_MAX)
-        elif kind == "lobby":
-            self.lobby_tables = message.get("tables") or []
+    def on_server(self, message: p.Message) -> None:
+        if isinstance(message, p.Welcome):
+            self.user_name = shown(message.name, NAME_MAX)
+        elif isinstance(message, p.Lobby):
+            self.lobby_tables = p.to_json(message.tables)  # (the lobby's screens read the JSON)
             if self.table_screen is None and not isinstance(self.main_screen(), WaitingScreen):
                 lobby = self.main_screen()
                 if isinstance(lobby, LobbyScreen):
                     lobby.show(self.lobby_tables)
                 else:
                     self.replace_main(LobbyScreen())
-        elif kind == "note" and self.remote_table is None:
+        elif isinstance(message, p.Note) and self.remote_table is None:
             self.lobby_note(message)
-        elif kind == "top":
-            players = message.get("players")
-            self.top_players = players if isinstance(players, list) else []
-            self.level_ratings = level_ratings(message.get("levels"))
+        elif isinstance(message, p.Top):
+            self.top_players = p.to_json(message.players)
+            self.level_ratings = level_ratings(p.to_json(message.levels))
             lobby = self.main_screen()
             if isinstance(lobby, LobbyScreen) and lobby.is_mounted:
                 lobby.show_top(self.top_players)
-        elif kind == "seated":
+        elif isinstance(message, p.Seated):
             self.seated(message)
-        elif kind == "left":
+        elif isinstance(message, p.Left):
             self.table_screen = self.remote_table = None
             self.replace_main(LobbyScreen())
             if self.create_when_left:
                 self.create_when_left = False
                 self.push_screen(CreateTableScreen())
-        elif kind == "error":
-            self.notify(peer_refusal_text(message), severity="error", markup=False)
-        elif kind == "announce":
+        elif isinstance(message, p.Error):
+            self.notify(peer_refusal_text(p.to_json(message)), severity="error", markup=False)
+        elif isinstance(message, p.Announce):
             self.announce(message)
-        elif kind == "bye":
+        elif isinstance(message, p.Bye):
             self.say_bye(message)
-        elif kind == "status" and isinstance(self.main_screen(), WaitingScreen):
-            self.main_screen().show(message.get("players", []))
+        elif isinstance(message, p.Status) and isinstance(self.main_screen(), WaitingScreen):
+            self.main_screen().show(p.to_json(message.players))
         elif self.remote_table is not None and self.table_screen is not None:
             with self.table_screen.painter.batch():  # what it changes: one write, as lines
                 self.remote_table.receive(message)
 
-    def say_bye(self, message: dict) -> None:
+    def say_bye(self, message: p.Bye) -> None:
         """The server ends this session (it stops, the host ended it, a ban): why, left on the
         guest's terminal once the screen is gone, and the way back to a seat that waits for
         her (none after a ban: that login cannot come back)."""
-        text = peer_refusal_text(message, LABEL_MAX)
-        way_back = None if message.get("code") == "banned" else self.way_back("net.parting")
+        text = peer_refusal_text(p.to_json(message), LABEL_MAX)
+        way_back = None if message.code == "banned" else self.way_back("net.parting")
         self.parting = "\n".join(part for part in (f"duckcover: {text}", way_back) if part)
         self.exit(message=text)
 
-    def announce(self, message: dict) -> None:
+    def announce(self, message: p.Announce) -> None:
         """The host's one line to every guest (`duckcover admin announce`), over whatever screen
         is up. The host's text still came over the wire: shown escaped, on one line, bounded."""
-        text = shown(" ".join(str(message.get("text", ""))[:ANNOUNCE_MAX * 4].split()), ANNOUNCE_MAX)
+        text = shown(" ".join(message.text[:ANNOUNCE_MAX * 4].split()), ANNOUNCE_MAX)
         if text:
             self.notify(t("net.announce", text=text), severity="warning", timeout=ANNOUNCE_SECONDS, markup=False)
 
-    def lobby_note(self, message: dict) -> None:
+    def lobby_note(self, message: p.Note) -> None:
         """What the server says of this login before any table: kept on the lobby's screen."""
-        key, name = message.get("key"), shown(message.get("name"), NAME_MAX)
-        table = shown(message.get("table"), 32)
+        key, name = message.key, shown(message.name, NAME_MAX)
+        table = shown(message.table, 32)
         if key == "wrong-code":
-            text = t("net.wrong_code", login=shown(message.get("login"), NAME_MAX + 8), name=name)
+            text = t("net.wrong_code", login=shown(message.login, NAME_MAX + 8), name=name)
         elif key == "seat-waits":
             text = t("net.seat_waits", table=table, name=name, command=self.ssh_command(f"{name}+CODE"))
         elif key == "seat-waits-key":
@@ -466,37 +466,36 @@ class RemoteApp(DuckCoverApp):
         stack = [s for s in self.screen_stack[1:] if not s.is_modal]
         return stack[0] if stack else None
 
-    def seated(self, message: dict) -> None:
+    def seated(self, message: p.Seated) -> None:
         from ..saves.record import replay
 
-        record = message.get("record")
+        record = message.record
         if record is None:
             self.table_screen = self.remote_table = None
-            self.replace_main(WaitingScreen(message))
+            self.replace_main(WaitingScreen(p.to_json(message)))
             return
         game = replay(record, unseen=True)
-        flips = message.get("pending_flips")
+        flips = message.pending_flips
         if flips and game.phase is Phase.FLIP:
             game.flip(*flips)
-            gifts = message.get("pending_gifts")
+            gifts = message.pending_gifts
             if gifts and game.phase is Phase.GIFT:
                 game.play([p.move_from_json(m, seat, game.n) for seat, m in enumerate(gifts)])
-        players = message.get("players") or []
-        seats = [SeatSpec(name, players[i].get("bot") if i < len(players) else None)
+        players = message.players
+        seats = [SeatSpec(name, players[i].bot if i < len(players) else None)
                  for i, name in enumerate(game.names)]
-        my_seat = message.get("seat")
+        my_seat = message.seat
         self.lobby_notes = []  # said of the login that came in: back in the lobby later, they are old news
-        self.table_name = shown((message.get("table") or {}).get("name"), 32) \
-            if isinstance(message.get("table"), dict) else None
+        self.table_name = shown(message.table.name, 32)
         controller = RemoteTable(game, seats, my_seat, self.send)
-        controller.status = message.get("status") or {}
+        controller.status = p.to_json(message.status)
         self.controller = self.remote_table = controller
         options = replace(self.options, watch=my_seat is None)
         earlier = self.story_so_far(record, game) if game.history or game.round_index else []
         self.table_screen = TableScreen(controller, options, earlier)
-        if my_seat is not None and message.get("your_move") is not None:
+        if my_seat is not None and message.your_move is not None:
             try:
-                controller.chosen_for_me = p.move_from_json(message["your_move"], my_seat, game.n)
+                controller.chosen_for_me = p.move_from_json(message.your_move, my_seat, game.n)
             except (DuckError, ValueError, KeyError, IndexError, TypeError):
                 pass  # a mark the log could not tell: the reveal still shows the move
         self.replace_main(self.table_screen)

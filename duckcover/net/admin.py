@@ -215,11 +215,11 @@ class Console:
         """End one guest's session: its client is told why and closes (its screen restored, the
         line left on its terminal), and the door closes the connection if it has not ended by
         then. A seat the guest held waits for its return like any dropped player's."""
-        from .server import refusal_fields
+        from .protocol import Bye, refusal_fields
 
         client = guest.client
         if client is not None:
-            client.send("bye", **refusal_fields(why))
+            client.send(Bye(**refusal_fields(why)))
             client.writer.close()
         if guest.end is not None:
             line = f"duckcover: {why}."

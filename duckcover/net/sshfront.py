@@ -31,7 +31,8 @@ from ..common.i18n import t
 from ..common.untrusted import NAME_MAX, shown
 from .admission import CodeGuesses
 from .hostlog import ENV_VAR as LOG_FORMAT_VAR
-from .server import CODE_PREFIX, Identity, TableServer, login_identity
+from .server import TableServer
+from .sessions import CODE_PREFIX, Identity, login_identity
 
 INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut

@@ -15,6 +15,7 @@ from ...common.i18n import t, tn
 from ...common.untrusted import NAME_MAX, shown
 from ...engine.errors import RulesError
 from ...engine.rules import BOX_PLAYERS, MIN_PLAYERS
+from ...net import protocol as p
 from ...players.difficulty import DIFFICULTIES as BOTS
 from ..widgets.footer import KeyFooter
 from ..words import error_text, rating_number
@@ -129,15 +130,15 @@ class LobbyScreen(Screen):
     def action_join(self) -> None:
         table = self.chosen()
         if table is not None:
-            self.app.send("join", table=table["id"])
+            self.app.send(p.Join(table=table["id"]))
 
     def action_watch(self) -> None:
         table = self.chosen()
         if table is not None:
-            self.app.send("watch", table=table["id"])
+            self.app.send(p.Watch(table=table["id"]))
 
     def action_refresh(self) -> None:
-        self.app.send("lobby")
+        self.app.send(p.AskLobby())
 
     def action_create(self) -> None:
         self.app.push_screen(CreateTableScreen())
@@ -233,13 +234,10 @@ class CreateTableScreen(Screen):
         seed = int(seed_text) if seed_text else None
         # No name given: "ann's table" in the creator's language (the server's own default is English).
         name = self.query_one("#table-name", Input).value.strip() or t("net.default_table", name=self.app.user_name)
-        message = {"name": name, "seats": seats,
-                   "variants": chosen["variants"], "options": options,
-                   "rated": self.query_one("#rated", Checkbox).value}
-        if seed is not None:
-            message["seed"] = seed
+        message = p.Create(name=name, seats=tuple(seats), variants=tuple(chosen["variants"]), options=options,
+                           rated=self.query_one("#rated", Checkbox).value, seed=seed)
         self.app.pop_screen()
-        self.app.send("create", **message)
+        self.app.send(message)
 
 
 class WaitingScreen(Screen):
@@ -288,7 +286,7 @@ class WaitingScreen(Screen):
         self.query_one("#waiting", Static).update(text)
 
     def action_leave(self) -> None:
-        self.app.send("leave")
+        self.app.send(p.Leave())
 
 
 def seat_ordinal(players: list, seat: int) -> str | None:

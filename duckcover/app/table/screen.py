@@ -38,7 +38,7 @@ from ...common.telling import round_end_words, round_scores_words, round_start_w
 from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge, family_letter, line_text
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
-from ..widgets.paint import LinePainter
+from ..render.paint import LinePainter
 from ..words import bot_label, error_text, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -242,7 +242,7 @@ class TableScreen(Screen):
         self.log_lines: list[str] = []
         self._bindings_key = None
         self.glyphs = glyphs()
-        self.painter = LinePainter(self)  # what the flow's steps change, drawn as lines (widgets/paint.py)
+        self.painter = LinePainter(self)  # what the flow's steps change, drawn as lines (render/paint.py)
         self.keys_stale = True  # the bindings changed since the key bar read them
         self.painter.before_flush.append(self.keys_now)
 

@@ -23,7 +23,7 @@ from ...engine.grid import Cell, Stack
 from .cards import (COVER_STYLE, CURSOR_STYLE, LARGE, LINE, MARKED_SIZES, MOVING_STYLE, SIZES, TAG_STYLE, CardSize,
                     card_lines, card_style, empty_lines, fitting_size, line_text)
 from .glyphs import glyphs
-from .paint import lean_lines, line_plan, painter_takes
+from ..render.paint import lean_lines, line_plan, painter_takes
 
 TARGET_KINDS = ("cover", "duck", "pick")
 MARK_KEYS = {"cover": "mark.cover", "duck": "mark.duck", "pick": "mark.pick", "called": "mark.called"}
@@ -104,7 +104,7 @@ class KeptStyle:
     changes them.) In an app that does not count, as Textual does: every time.
 
     The widgets that keep their styles are the table's drawn-by-lines parts: their refreshes go
-    through the screen's painter, and their lines through `lean_lines` (widgets/paint.py)."""
+    through the screen's painter, and their lines through `lean_lines` (render/paint.py)."""
 
     def _kept_style(self) -> tuple:
         app = self.app
@@ -122,7 +122,7 @@ class KeptStyle:
         return self._kept_style()[1]
 
     def refresh(self, *regions: Region, **kwargs) -> Widget:
-        """Through the screen's painter (widgets/paint.py) when it draws the change as lines;
+        """Through the screen's painter (render/paint.py) when it draws the change as lines;
         otherwise Textual's. (A subclass forgets what it drew, then calls this.)"""
         return self if painter_takes(self, regions, kwargs) else super().refresh(*regions, **kwargs)
 

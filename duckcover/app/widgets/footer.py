@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Footer
 
-from ..textual_compat import FooterKey
+from ..render.textual_compat import FooterKey
 from .core import described
 
 

@@ -7,7 +7,7 @@ the status line at the top and the keys at the bottom, so: every widget), cuts t
 writes them. When a server message or a step of the flow changes the table, almost every part
 changes, and a guest paid that machinery on every reveal (docs/serve.md, round four).
 
-A refresh of a widget drawn by lines (`DrawnByLines`, `GridWidget`, `TableLog` in widgets/core.py)
+A refresh of a widget drawn by lines (`DrawnByLines`, `GridWidget`, `TableLog` in app/widgets/core.py)
 is only noted by its screen's painter: inside `LinePainter.batch()` (a server message, a step of the
 flow, a bot's move) until the batch ends and the steps the screen queued meanwhile have run (a
 reveal and the step after its pause are one write); outside one (a key, a focus or style change)
@@ -228,7 +228,7 @@ def painter_takes(widget: Widget, regions: tuple[Region, ...], kwargs: dict) -> 
 
 class LinePlan(NamedTuple):
     """What Textual's StylesCache works out for every line it draws, worked out once per change
-    of the widget's styles or size (widgets.core.KeptStyle keeps it)."""
+    of the widget's styles or size (app.widgets.core.KeptStyle keeps it)."""
 
     width: int
     content_width: int
