@@ -6,6 +6,8 @@ runs (skipped with the reason elsewhere). What they must say is checked everywhe
 """
 from __future__ import annotations
 
+import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,6 +40,20 @@ def test_the_unit_asks_for_every_wall_the_issue_names_and_drains_on_stop():
     assert unit["SystemCallFilter"][0].split()[0] == "@system-service"
     assert unit["ExecStop"] == [f"-{INSTALLED} admin drain --wait"]
     assert unit["ExecStart"][0].startswith(f"{INSTALLED} serve ")
+
+
+def test_the_commands_the_unit_and_the_container_run_are_duckcovers_own():
+    from duckcover.cli import build_parser
+
+    unit = settings(UNIT.read_text())
+    for command in (unit["ExecStart"][0], unit["ExecStop"][0].lstrip("-")):
+        words = shlex.split(command)[1:]
+        build_parser(words[0]).parse_args(words)  # an unknown option: UsageError
+    lines = dict(line.split(None, 1) for line in CONTAINERFILE.read_text().splitlines()
+                 if line.startswith(("ENTRYPOINT", "CMD")))
+    words = json.loads(lines["ENTRYPOINT"])[1:] + json.loads(lines["CMD"])
+    assert words[0] == "serve"
+    build_parser("serve").parse_args(words)
 
 
 def test_the_unit_passes_systemd_analyze_verify(tmp_path):
