@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--reveal-only] [--client-cpu TURNS]
                                   [--runs N] [--memory-players N] [--tables N] [--turns N] [--memory-only]
+                                  [--launch-only] [--clients forked|fresh [...]]
 
 - reveal latency through SSH, for each --players count (default 16 32 48; N // 4 tables): that
   many real SSH sessions (asyncssh, pty 80x24, `--speed instant`), each table set up by keys
@@ -32,7 +33,10 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
   with DUCKCOVER_PROFILE=FILE also a cProfile of those counted sections in FILE (pstats).
 The last line is `ssh_reveal_p95_ms=...`, the SSH figure of the last --players count. With
 --memory-only, only the lobby memory figure (each client under the server's limits, see
-sshfront.limit_client), last line `pss_mb_per_guest=...`.
+guests.limit_client; the warm parent's PSS shared out among the forked clients), last line
+`pss_mb_per_guest=...`. With --launch-only, only ssh connect -> lobby against a local launch,
+last line `lobby_to_launch=...`. --clients forked fresh measures both ways of starting a
+guest's client, one after the other in the same run (default: forked, the server's default).
 """
 from __future__ import annotations
 
@@ -92,9 +96,12 @@ def local_launch(data: Path) -> float:
 
 
 # --- the server and its sessions --------------------------------------------------------------
-def start_server(data: Path, *extra: str) -> tuple[subprocess.Popen, int]:
+CLIENTS = ["forked"]  # --clients: how the server starts its guests' clients (each mode measured in turn)
+
+
+def start_server(data: Path, *extra: str, clients: str | None = None) -> tuple[subprocess.Popen, int]:
     proc = subprocess.Popen([sys.executable, "-m", "duckcover", "serve", "--port", "0", "--data-dir", str(data),
-                             *extra], stdout=subprocess.PIPE, text=True,
+                             "--clients", clients or CLIENTS[0], *extra], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "DUCKCOVER_DATA": str(data), "DUCKCOVER_LANG": "en"})
     for line in proc.stdout:
         match = re.search(r"ssh -p (\d+)", line)
@@ -155,9 +162,27 @@ def pss_kb(pid: int, field: str = "Pss:") -> int:
     return 0
 
 
-def client_pids(server_pid: int) -> list[int]:
+def server_children(server_pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(server_pid)], capture_output=True, text=True).stdout
     return [int(p) for p in out.split()]
+
+
+def is_warm_parent(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() == "duckcover-warm"
+    except OSError:
+        return False
+
+
+def client_pids(server_pid: int) -> list[int]:
+    """The guests' client processes (forked or fresh), not their warm parent."""
+    return [pid for pid in server_children(server_pid) if not is_warm_parent(pid)]
+
+
+def warm_parent_pss_kb(server_pid: int) -> int:
+    """The warm parent's PSS: the pages it shares with the forked clients are counted a share
+    each, so a guest's cost is theirs + this, shared out (0 with --clients fresh)."""
+    return sum(pss_kb(pid) for pid in server_children(server_pid) if is_warm_parent(pid))
 
 
 def turns_played(data: Path) -> int:
@@ -235,7 +260,7 @@ async def memory(server_pid: int, port: int, players: int) -> dict:
     pids = client_pids(server_pid)
     clients = [pss_kb(pid) for pid in pids]
     rss = [pss_kb(pid, "Rss:") for pid in pids]
-    server_growth = max(0, pss_kb(server_pid) - before)
+    server_growth = max(0, pss_kb(server_pid) - before) + warm_parent_pss_kb(server_pid)
     per_player = (sum(clients) + server_growth) / max(1, len(clients))
     for session in sessions:
         session.close()
@@ -508,7 +533,8 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
             cpu = {who: after - before for (who, after), before in zip(cpu_split(proc.pid, pids).items(),
                                                                       split_before.values())}
             clients = [pss_kb(pid) for pid in client_pids(proc.pid)]
-            pss_per_player = (sum(clients) + max(0, pss_kb(proc.pid) - server_before)) / max(1, len(clients)) / 1024
+            pss_per_player = (sum(clients) + max(0, pss_kb(proc.pid) - server_before)
+                              + warm_parent_pss_kb(proc.pid)) / max(1, len(clients)) / 1024
             for group in groups:
                 for session in group:
                     session.close()
@@ -651,11 +677,20 @@ def main() -> None:
     parser.add_argument("--memory-only", action="store_true", help="only the memory of --memory-players guests")
     parser.add_argument("--client-cpu", type=int, metavar="TURNS", default=0,
                         help="only the CPU one client that is not choosing spends per reveal, in process, over TURNS turns")
+    parser.add_argument("--clients", nargs="+", choices=("forked", "fresh"), default=["forked"],
+                        help="how the server starts its guests' clients; with --memory-only or --launch-only, "
+                        "each mode in turn, in the same run (the last line is the first mode's)")
+    parser.add_argument("--launch-only", action="store_true",
+                        help="only ssh connect -> lobby against a local launch, medians of --runs")
     args = parser.parse_args()
+    CLIENTS[:] = args.clients
     if any(n < 4 or n > 4 * MAX_TABLES_LISTED for n in args.players):
         parser.error(f"--players: 4 to {4 * MAX_TABLES_LISTED} (4 a table)")
     if args.memory_only:
         asyncio.run(memory_only(args.memory_players))
+        return
+    if args.launch_only:
+        asyncio.run(launch_only(args.runs))
         return
     if args.client_cpu:
         cpu = [seconds * 1000 for seconds in asyncio.run(client_cpu_per_reveal(args.client_cpu))]
@@ -706,17 +741,49 @@ def print_other_figures(args) -> None:
 
 
 async def memory_only(players: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, port = start_server(Path(tmp), "--max-connections", str(max(players, 4)))
-        try:
-            figures = await memory(proc.pid, port, players)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(20)
-    print(f"memory per guest ({figures['players_connected']} connected, lobby at 120x40): "
-          f"{figures['mb_per_player']:.1f} MB PSS (total {figures['mb_total']:.0f} MB; each client's RSS "
-          f"{figures['rss_mb_per_client']:.0f} MB)")
-    print(f"pss_mb_per_guest={figures['mb_per_player']:.1f}")
+    first = None
+    for clients in CLIENTS:
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, port = start_server(Path(tmp), "--max-connections", str(max(players, 4)), clients=clients)
+            try:
+                figures = await memory(proc.pid, port, players)
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(20)
+        first = first or figures
+        print(f"memory per guest, {clients} clients ({figures['players_connected']} connected, lobby at 120x40): "
+              f"{figures['mb_per_player']:.1f} MB PSS (total {figures['mb_total']:.0f} MB, with the server's growth "
+              f"and the warm parent; each client's RSS {figures['rss_mb_per_client']:.0f} MB)", flush=True)
+    print(f"pss_mb_per_guest={first['mb_per_player']:.1f}")
+
+
+async def launch_only(runs: int) -> None:
+    """Connect -> lobby over SSH against a local launch, alternating, in the same run, for each
+    --clients mode; medians of --runs."""
+    ratios = []
+    for clients in CLIENTS:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp)
+            proc, port = start_server(data, clients=clients)
+            loop = asyncio.get_running_loop()
+            try:
+                await loop.run_in_executor(None, local_launch, data / "warm")  # caches warm
+                local, lobby = [], []
+                for run in range(runs):
+                    local.append(await loop.run_in_executor(None, local_launch, data / f"l{run}"))
+                    start = time.perf_counter()
+                    session = await Session.open(port, f"g{run}")
+                    await session.wait_for(b"Tables on this server")
+                    lobby.append(time.perf_counter() - start)
+                    session.close()
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(20)
+        ratio = statistics.median(lobby) / statistics.median(local)
+        ratios.append(ratio)
+        print(f"{clients} clients: ssh connect -> lobby {statistics.median(lobby) * 1000:.0f} ms, local launch "
+              f"{statistics.median(local) * 1000:.0f} ms (pty 120x40, medians of {runs}): {ratio:.2f}x", flush=True)
+    print(f"lobby_to_launch={ratios[0]:.2f}")
 
 
 def percentile95(latencies: list[float]) -> tuple[float, int]:

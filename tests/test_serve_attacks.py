@@ -25,6 +25,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from duckcover.app import zygote
 from duckcover.common import i18n
 from duckcover.net import protocol as p
 from duckcover.net import sshfront
@@ -455,13 +456,21 @@ def served(tmp_path_factory):
 
 
 def server_children(pid: int) -> list[int]:
+    """The server's client processes (its guests' warm parent, also its child, is not one)."""
     found = []
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             found += [int(n) for n in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
         except OSError:
             pass
-    return found
+    return [child for child in found if not is_warm_parent(child)]
+
+
+def is_warm_parent(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_bytes().strip() == zygote.PARENT_NAME
+    except OSError:
+        return False
 
 
 def proc_status(pid: int, field: str) -> int:

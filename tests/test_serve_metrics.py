@@ -72,7 +72,7 @@ async def test_guests_tables_and_the_reveal_histogram_move_while_a_game_is_playe
     assert after["duckcover_games_finished_total"] == 1
     assert after["duckcover_reveal_seconds_count"] > during["duckcover_reveal_seconds_count"]
     await ben.close()
-    served.revoke_token(next(token for token, g in served.guests.items() if g.user == "ben"))  # as his door does
+    served.revoke_token(next(token for token, g in served.visits.items() if g.user == "ben"))  # as his door does
     assert (await scrape(served))['duckcover_guests{door="web"}'] == 0
     await ann.close()
 

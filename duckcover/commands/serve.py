@@ -17,6 +17,8 @@ from .numbers import host_port, seconds, whole
 
 DEFAULT_PORT = 2222
 DAY, YEAR = 24 * 3600, 365 * 24 * 3600
+CLIENTS_ENV = "DUCKCOVER_CLIENTS"  # forked or fresh, when --clients is not given
+WARM_WAIT = 15  # seconds the server waits for its guests' warm parent before it listens (then: fresh clients until it is ready)
 PRIVATE_PREFIX = "duckcover-serve-"  # the socket's private directory, in the system's temp folder
 
 
@@ -37,6 +39,9 @@ def add_parser(sub) -> None:
     parser.add_argument("--abandoned-after", type=seconds(1, YEAR, meaning=" (a year)"), default=float(DAY),
                         metavar="S", help=f"a table nobody has been at for S seconds (1-{YEAR}) ends, "
                         "kept in serve/abandoned/ (default 86400: a day)")
+    parser.add_argument("--clients", choices=("forked", "fresh"), default=None,
+                        help="how each guest's game client starts: forked from a warm parent process (default; "
+                        "about a third of the memory) or as a fresh interpreter; also $DUCKCOVER_CLIENTS")
     parser.add_argument("--metrics", type=host_port, metavar="HOST:PORT",
                         help="serve Prometheus metrics at http://HOST:PORT/metrics (keep it on 127.0.0.1 "
                         "or a monitoring network)")
@@ -59,6 +64,9 @@ def run(args) -> int:
         return fail("serve needs the asyncssh package (pip install asyncssh)")
     from ..net.sshfront import read_authorized_keys
 
+    args.clients = args.clients or os.environ.get(CLIENTS_ENV) or "forked"
+    if args.clients not in ("forked", "fresh"):
+        return fail(f"${CLIENTS_ENV} must be forked or fresh, not {shown(args.clients, 40)}")
     authorized = None
     if args.authorized_keys is not None:
         try:
@@ -109,11 +117,15 @@ async def run_server(args, tables, authorized: set[str] | None, key, socket_path
     drain; then a clean stop (clients told, tables on disk)."""
     from ..net import metrics
     from ..net.admin import Console, socket_path as admin_socket
+    from ..net.guests import Guests
     from ..net.sshfront import Front, start
 
     stop = asyncio.Event()
+    guests = Guests(args.clients)  # (its warm parent imports while the tables are read)
     await tables.start(socket_path)
-    front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed)
+    restored = len(tables.tables)  # (said below; a table abandoned meanwhile was restored all the same)
+    await guests.settled(WARM_WAIT)  # the first guests are forked too (a warm parent takes a second or two)
+    front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed, guests)
     listeners = []
     try:
         listeners.append(await start(front, args.host, args.port, key))
@@ -122,6 +134,7 @@ async def run_server(args, tables, authorized: set[str] | None, key, socket_path
     except OSError as err:
         for listener in listeners:
             listener.close()
+        guests.close()
         await tables.close()
         where = f"{args.host}:{args.port}" if not listeners else "{}:{}".format(*args.metrics)
         return fail(f"cannot listen on {where}: {err.strerror or err}")
@@ -132,7 +145,7 @@ async def run_server(args, tables, authorized: set[str] | None, key, socket_path
         tables.problems.append(f"no admin console (duckcover admin): cannot open {admin_socket(tables.data_dir)}: "
                                f"{err.strerror or err}")
     front.port = listeners[0].sockets[0].getsockname()[1]
-    say_started(args, tables, key, front.port, listeners[1] if args.metrics is not None else None)
+    say_started(args, tables, key, front.port, restored, listeners[1] if args.metrics is not None else None)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
@@ -141,13 +154,14 @@ async def run_server(args, tables, authorized: set[str] | None, key, socket_path
     for listener in listeners:
         listener.close()
     front.stop_sessions()
+    guests.close()
     await tables.close()
     console.close()
     await asyncio.sleep(0.1)
     return 0
 
 
-def say_started(args, tables, key, port: int, metrics_listener) -> None:
+def say_started(args, tables, key, port: int, restored: int, metrics_listener) -> None:
     """What the host needs at the start: the problems found, where it listens, the host key's
     fingerprint and the line to give the guests (on stdout; JSON lines with --log-format json)."""
     from ..net.hostlog import HostLog
@@ -157,8 +171,8 @@ def say_started(args, tables, key, port: int, metrics_listener) -> None:
     shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
     lines = [f"duckcover serve: listening on {args.host} port {port}",
              f"  host key fingerprint: {key.get_fingerprint()}"]
-    if tables.tables:
-        lines.append(f"  {len(tables.tables)} table(s) restored")
+    if restored:
+        lines.append(f"  {restored} table(s) restored")
     if metrics_listener is not None:
         where = metrics_listener.sockets[0].getsockname()
         lines.append(f"  metrics:              http://{where[0]}:{where[1]}/metrics")

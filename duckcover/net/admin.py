@@ -160,7 +160,7 @@ class Console:
     # --- what is going on --------------------------------------------------------------------
     def sessions(self, request: dict) -> tuple[str, list[dict]]:
         rows = []
-        for guest in sorted(self.server.guests.values(), key=lambda g: g.since):
+        for guest in sorted(self.server.visits.values(), key=lambda g: g.since):
             client = guest.client
             table = client.table if client is not None else None
             rows.append({"name": shown(guest.user, NAME_MAX * 4), "door": guest.door,
@@ -171,12 +171,10 @@ class Console:
         return f"{len(rows)} session(s)", rows
 
     def tables(self, request: dict) -> tuple[str, list[dict]]:
-        from .metrics import table_state
-
         rows = []
         for table in self.server.tables.values():
             game = table.game
-            rows.append({"id": table.id, "name": shown(table.name, LABEL_MAX), "state": table_state(table),
+            rows.append({"id": table.id, "name": shown(table.name, LABEL_MAX), "state": table.activity(),
                          "seats": [{"name": shown(seat.name or "", NAME_MAX), "kind": seat.kind,
                                     "here": seat.client is not None or not seat.human} for seat in table.seats],
                          "watchers": len(table.watchers),
@@ -203,7 +201,7 @@ class Console:
         name = request.get("name")
         if not isinstance(name, str) or not name:
             raise AdminError("kick needs a login name")
-        guests = [guest for guest in self.server.guests.values() if guest.matches(name)]
+        guests = [guest for guest in self.server.visits.values() if guest.matches(name)]
         if not guests:
             raise AdminError(f"nobody named {shown(name, NAME_MAX * 4)!r} is connected (see duckcover admin sessions)")
         for guest in guests:
@@ -239,7 +237,7 @@ class Console:
         except OSError as err:
             raise AdminError(f"cannot keep the ban: {err.strerror or err}") from None
         ended = 0
-        for guest in list(self.server.guests.values()):
+        for guest in list(self.server.visits.values()):
             if self.banned.refusal(guest.address, guest.user) is not None:
                 self.end(guest, Refusal("banned", "the host has banned this login"))
                 ended += 1
@@ -280,9 +278,7 @@ class Console:
     def running_games(self) -> int:
         """Games that go on now: started, not over, and someone is at the table. (A game nobody
         is at waits on disk, and comes back after the restart.)"""
-        from .metrics import table_state
-
-        return sum(1 for table in self.server.tables.values() if table_state(table) == "playing")
+        return sum(1 for table in self.server.tables.values() if table.activity() == "playing")
 
     async def drained(self) -> None:
         while self.running_games():

@@ -31,7 +31,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from .guests import DOORS
+from .sessions import DOORS
 
 TABLE_STATES = ("open", "playing", "idle", "over")
 REFUSALS = ("full", "banned", "draining", "flood", "per-address", "no-pty", "command", "invisible-name",
@@ -43,13 +43,6 @@ REQUEST_TIMEOUT = 5.0  # seconds to send them
 CONNECTIONS_MAX = 16  # scrapes served at once; more are closed at once
 
 
-def table_state(table: Any) -> str:
-    state = table.state()
-    if state == "playing" and not table.anyone_here():
-        return "idle"
-    return state
-
-
 class _Now:
     """The gauges read from the server's state when scraped (on the event loop: no lock needed)."""
 
@@ -59,14 +52,14 @@ class _Now:
     def collect(self):
         guests = GaugeMetricFamily("duckcover_guests", "Guests connected now, by door", labels=["door"])
         doors = dict.fromkeys(DOORS, 0)
-        for guest in list(self.server.guests.values()):
-            doors[guest.door] = doors.get(guest.door, 0) + 1
+        for visit in list(self.server.visits.values()):
+            doors[visit.door] = doors.get(visit.door, 0) + 1
         for door, count in doors.items():
             guests.add_metric([door], count)
         tables = GaugeMetricFamily("duckcover_tables", "Tables now, by state", labels=["state"])
         states = dict.fromkeys(TABLE_STATES, 0)
         for table in list(self.server.tables.values()):
-            state = table_state(table)
+            state = table.activity()
             states[state] = states.get(state, 0) + 1
         for state, count in states.items():
             tables.add_metric([state], count)
@@ -76,7 +69,7 @@ class _Now:
 
 
 class Metrics:
-    """One server's metrics. `server` has `.guests` (token -> Guest), `.tables` (id -> Table)
+    """One server's metrics. `server` has `.visits` (token -> Visit), `.tables` (id -> Table)
     and `.draining`."""
 
     def __init__(self, server: Any) -> None:

@@ -28,13 +28,12 @@ from ..players import difficulty
 from ..saves.record import RecordError, dumps, read_rules, reason_of
 from . import protocol as p
 from .admission import BANS_FILE, TABLES_PER_NETWORK, Bans
-from .guests import Guest
 from .hostlog import HostLog
 from .metrics import Metrics
 from .persistence import Persistence
 from .protocol import refusal_fields
 from .records import record_of
-from .sessions import LOCAL_NETWORK, Client, Login, Seat, Sessions
+from .sessions import LOCAL_NETWORK, Client, Login, Seat, Sessions, Visit
 from .standings import Standings
 from .table_host import DIFFICULTIES, Table
 
@@ -69,7 +68,7 @@ class TableServer(Sessions, Persistence, Standings):
         self.standings: dict = {}  # rating key -> ratings.Standing, from the statistics (see refresh_ratings)
         # The host's side (issue 31): who is connected through which door, the bans, the drain
         # (duckcover admin, admin.py), the metrics and the log.
-        self.guests: dict[str, Guest] = {}  # token -> its guest
+        self.visits: dict[str, Visit] = {}  # token -> its guest's visit (sessions.py)
         self.bans = Bans(self.root / BANS_FILE)  # `duckcover serve` loads them before it opens its doors
         self.draining = False  # no new logins or tables; the server stops once the running games end
         self.metrics = Metrics(self)
@@ -169,8 +168,8 @@ class TableServer(Sessions, Persistence, Standings):
             identity = login.identity
             client = Client(identity, writer, network=login.network)
             self.clients.add(client)
-            if hello.token in self.guests:
-                self.guests[hello.token].client = client  # (duckcover admin sessions: at which table)
+            if hello.token in self.visits:
+                self.visits[hello.token].client = client  # (duckcover admin sessions: at which table)
             client.send(p.Welcome(name=shown(identity.user, NAME_MAX)))
             client.send(p.Top(players=self.top_ten(), levels=self.level_ratings()))
             if not self.rejoin(client):

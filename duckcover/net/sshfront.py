@@ -1,8 +1,9 @@
 """The SSH front of `duckcover serve`: logins, refusals, and one table client per session.
 
-Each interactive session gets its own process (`python -m duckcover.app.remote`) on a fresh
-pty; the front only copies bytes between the SSH channel and that pty, and passes the client a
-token (in its environment) that the table server knows as this login. A crashed client takes
+Each interactive session gets its own client process (duckcover.app.remote, forked from a warm
+parent or a fresh interpreter: duckcover.net.guests) on a fresh pty; the front only copies bytes
+between the SSH channel and that pty, and passes the client a token (in its environment) that
+the table server knows as this login. A crashed client takes
 only its own session down; the tables live in the server.
 
 Only the game is served: an exec request, a subsystem (sftp), a session without a pty, port,
@@ -13,14 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import fcntl
 import ipaddress
 import os
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import unicodedata
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from ..common.files import read_bounded, why
 from ..common.i18n import t
 from ..common.untrusted import NAME_MAX, shown
 from .admission import CodeGuesses
+from .guests import CLIENT_ADDRESS_SPACE, CLIENT_CPU_SECONDS, Guests, inherited_env, limit_client, set_window  # noqa: F401
 from .hostlog import ENV_VAR as LOG_FORMAT_VAR
 from .server import TableServer
 from .sessions import CODE_PREFIX, Identity, login_identity
@@ -45,9 +44,6 @@ CODE_WAITING_PER_SOURCE = 2  # coded logins from one address waiting their turn 
 MAX_COLUMNS, MAX_ROWS = 500, 200  # a window larger than any real terminal is clamped to this
 TERM_MAX = 64  # characters of a TERM name; anything else (a NUL, a control) becomes xterm-256color
 RESIZE_DELAY = 0.05  # seconds: resizes closer together than this reach the client as one
-# Limits of each session's client process: one guest never takes more than its share.
-CLIENT_ADDRESS_SPACE = 1024 ** 3  # bytes of virtual memory (a client at 500x200 peaks near 260 MB)
-CLIENT_CPU_SECONDS = 4 * 3600  # CPU time of one session (an evening's play takes minutes)
 
 NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"
 NEEDS_PTY = "duckcover: the game needs a terminal; connect with: ssh -t -p {port} {host}"
@@ -90,17 +86,6 @@ def visible_name(name: str) -> bool:
     return any(unicodedata.category(char)[0] in "LNPS" for char in name)
 
 
-def limit_client(pid: int) -> None:
-    """Cap one session's client process (Linux: prlimit; elsewhere it runs unlimited). Not
-    niced: under load a lower priority made guests' screens lag behind their own keys."""
-    import resource
-
-    if hasattr(resource, "prlimit"):
-        for which, value in ((resource.RLIMIT_AS, CLIENT_ADDRESS_SPACE), (resource.RLIMIT_CPU, CLIENT_CPU_SECONDS),
-                             (resource.RLIMIT_CORE, 0)):
-            resource.prlimit(pid, which, (value, value))
-
-
 def load_host_key(path: Path) -> asyncssh.SSHKey:
     """The server's Ed25519 host key: generated on first start (mode 0600) and reused after."""
     if path.exists():
@@ -141,8 +126,10 @@ class Front:
     """The shared state of the SSH front: limits, the table server, the running sessions."""
 
     def __init__(self, tables: TableServer, socket_path: Path, max_connections: int,
-                 authorized: set[str] | None, port: int, host: str, speed: str = "normal") -> None:
+                 authorized: set[str] | None, port: int, host: str, speed: str = "normal",
+                 guests: Guests | None = None) -> None:
         self.tables = tables
+        self.guests = guests or Guests("fresh")  # how each session's client process starts
         self.socket_path = socket_path
         self.max_connections = max_connections
         self.authorized = authorized
@@ -261,7 +248,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.term: str | None = None
         self.size = (80, 24)
         self.refusal: str | None = None
-        self.proc: subprocess.Popen | None = None
+        self.proc = None  # the client's process (a subprocess.Popen, or a guests.ForkedClient)
         self.master: int | None = None
         self.pending = bytearray()
         self.token: str | None = None
@@ -392,14 +379,9 @@ class GameSession(asyncssh.SSHServerSession):
     # --- the client process on its pty -------------------------------------------------
     def start_client(self) -> None:
         self.token = self.front.tables.issue_token(self.identity, self.peer, door="ssh", end=self.ended_by_host)
-        master, slave = os.openpty()
-        self.master = master
-        self.set_size()
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": os.environ.get("HOME", "/"),
+            **inherited_env(),
             "TERM": self.term,
-            "LANG": "C.UTF-8",
             "COLORTERM": "truecolor" if "256" in (self.term or "") or "direct" in (self.term or "") else "",
             "DUCKCOVER_SOCKET": str(self.front.socket_path),
             "DUCKCOVER_TOKEN": self.token,
@@ -408,25 +390,11 @@ class GameSession(asyncssh.SSHServerSession):
             # How the guest reached us, for the way back the client shows ("ssh -p 2222 ben+K7Q2XY@host").
             "DUCKCOVER_SSH_PORT": str(self.front.port),
             "DUCKCOVER_SSH_HOST": self.reached_host(),
-            "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MB of address space per arena: stay well under the cap
             LOG_FORMAT_VAR: self.front.tables.log.fmt,  # a client's error line, in the server log's form
         }
-        for name in ("PYTHONPATH", "DUCKCOVER_LANG", "NO_COLOR"):
-            if name in os.environ:
-                env[name] = os.environ[name]
-        log_fd = self.front.log_fd
-        if log_fd is not None:
-            env["DUCKCOVER_LOG_FD"] = str(log_fd)
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "duckcover.app.remote"],
-                stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
-                pass_fds=() if log_fd is None else (log_fd,),
-            )
-        finally:
-            os.close(slave)
-        limit_client(self.proc.pid)
-        os.set_blocking(master, False)
+        guest = self.front.guests.start(env, self.size, self.front.log_fd)
+        self.proc, self.master = guest.proc, guest.master
+        os.set_blocking(self.master, False)
         self.resume_reading()
 
     def reached_host(self) -> str:
@@ -442,8 +410,7 @@ class GameSession(asyncssh.SSHServerSession):
     def set_size(self) -> None:
         if self.master is None:
             return
-        width, height = self.size
-        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        set_window(self.master, self.size)
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.kill(self.proc.pid, signal.SIGWINCH)

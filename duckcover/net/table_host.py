@@ -97,6 +97,12 @@ class Table:
             return "open"
         return "over" if self.game.over else "playing"
 
+    def activity(self) -> str:
+        """The state as the host sees it (duckcover admin tables, the metrics, the drain): a
+        game nobody is at is "idle" (it waits on disk for its players), not "playing"."""
+        state = self.state()
+        return "idle" if state == "playing" and not self.anyone_here() else state
+
     def free_seats(self) -> list[int]:
         return [i for i, seat in enumerate(self.seats) if seat.human and seat.owner is None]
 
