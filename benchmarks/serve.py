@@ -3,6 +3,7 @@
 Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--reveal-only] [--client-cpu TURNS]
                                   [--runs N] [--memory-players N] [--tables N] [--turns N] [--memory-only]
                                   [--launch-only] [--clients forked|fresh [...]]
+                                  [--pace human [--in-step-players N] [--pace-seed S]]
 
 - reveal latency through SSH, for each --players count (default 16 32 48; N // 4 tables): that
   many real SSH sessions (asyncssh, pty 80x24, `--speed instant`), each table set up by keys
@@ -31,7 +32,21 @@ Usage: python benchmarks/serve.py [--players N [N ...]] [--ssh-turns N] [--revea
 - with --client-cpu TURNS, only the CPU a client that is not choosing spends per reveal, in
   process (see client_cpu_per_reveal), last line `client_cpu_ms_per_reveal=...` (the median);
   with DUCKCOVER_PROFILE=FILE also a cProfile of those counted sections in FILE (pstats).
-The last line is `ssh_reveal_p95_ms=...`, the SSH figure of the last --players count. With
+- with --pace human, the reveal latency at a club's pace instead of in step (only that figure,
+  and the in-step one as the worst case): for each --players count, N // 4 tables of 4 SSH
+  sessions set up as above, then each table plays --ssh-turns turns as people do. The tables
+  start a few seconds apart: each one 1-4 s (uniform) after the one before. Each turn, the
+  Captain flips 0.5-2 s (uniform) after the turn's question is on screen (Space goes to all
+  four, as in step: only the Captain's counts); then each seat, once its screen has shown the
+  flip, thinks 1-8 s (uniform, drawn for every seat and turn alike) and chooses by keys. The
+  last seat's keys -> the end of every terminal's reveal burst (nothing for 0.3 s after it),
+  p50 and p95 (goal <= 200 ms at 96 players); the terminals' output is read all the time, as
+  a player's terminal reads it. Memory: the PSS of all the client processes and the server's
+  growth together, at the tables (goal <= 2 GB at 96 players), and per player. The draws come
+  from --pace-seed (default 33), so two runs play the same evening. Then, as the worst case,
+  --in-step-players (default 48; 0: none) play in step as above, and its p95 is printed beside.
+The last line is `ssh_reveal_p95_ms=...`, the SSH figure of the last --players count (at the
+club's pace with --pace human). With
 --memory-only, only the lobby memory figure (each client under the server's limits, see
 guests.limit_client; the warm parent's PSS shared out among the forked clients), last line
 `pss_mb_per_guest=...`. With --launch-only, only ssh connect -> lobby against a local launch,
@@ -42,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import cProfile
 import json
 import os
@@ -549,6 +565,109 @@ async def ssh_reveal_latency(players: int, turns: int) -> dict:
             "cpu_seconds": cpu}
 
 
+# --- reveal latency at a club's pace --------------------------------------------------------------
+FLIP_THINK = (0.5, 2.0)  # seconds a Captain takes to flip, once the turn's question is on screen
+CHOICE_THINK = (1.0, 8.0)  # seconds a seat takes to choose, once its screen has shown the flip
+TABLE_GAP = (1.0, 4.0)  # seconds between one table's start and the next's
+
+
+class Listener:
+    """A session's output read all the time, as a player's terminal reads it: when each piece came."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.times: list[float] = []
+        self.arrived = asyncio.Event()
+        self.task = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        while True:
+            chunk = await self.session.process.stdout.read(65536)
+            if not chunk:
+                return
+            self.times.append(time.perf_counter())
+            self.session.received += len(chunk)
+            self.arrived.set()
+
+    async def burst_after(self, start: float, quiet: float, first: float = 5.0, cap: float = 10.0) -> float:
+        """When the last piece of the first burst after `start` came (nothing for `quiet` seconds
+        after it); a burst not begun within `first` seconds counts as `start + first`."""
+        while True:
+            now = time.perf_counter()
+            index = bisect.bisect_right(self.times, start)
+            if index == len(self.times):
+                if now >= start + first:
+                    return start + first
+                wait = start + first - now
+            else:
+                last = self.times[-1]
+                if now - last >= quiet or now >= start + cap:
+                    return last
+                wait = quiet - (now - last)
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), wait)
+            except asyncio.TimeoutError:
+                pass
+
+
+async def human_pace_reveal_latency(players: int, turns: int, seed: int) -> dict:
+    """players // 4 tables of 4 SSH sessions (pty 80x24, --speed instant) playing at a club's
+    pace (see the module's docstring: FLIP_THINK, CHOICE_THINK, TABLE_GAP): for every turn, the
+    last seat's keys -> the end of each terminal's reveal burst; and the memory of all clients."""
+    tables = max(1, players // 4)
+    draw = random.Random(seed)
+    latencies: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        proc, port = start_server(data, "--max-connections", str(tables * 4), "--grace", "600", "--speed", "instant")
+        try:
+            server_before = pss_kb(proc.pid)
+            groups = [await set_up_table(port, t, (80, 24)) for t in range(tables)]
+            listeners = [[Listener(session) for session in group] for group in groups]
+            starts = [0.0]
+            for _ in range(tables - 1):
+                starts.append(starts[-1] + draw.uniform(*TABLE_GAP))
+            # Every think time drawn before play (the tables' tasks interleave: the same evening each run).
+            flips = [[draw.uniform(*FLIP_THINK) for _ in range(turns)] for _ in range(tables)]
+            choices = [[[draw.uniform(*CHOICE_THINK) for _ in range(4)] for _ in range(turns)] for _ in range(tables)]
+
+            async def seat_chooses(listener: Listener, flipped: float, think: float) -> float:
+                shown = await listener.burst_after(flipped, 0.2)  # the flip is on this seat's screen
+                await asyncio.sleep(max(0.0, shown + think - time.perf_counter()))
+                listener.session.key(CHOOSE)
+                return time.perf_counter()
+
+            async def play(t: int) -> None:
+                await asyncio.sleep(starts[t])
+                group = listeners[t]
+                for turn in range(turns):
+                    await asyncio.sleep(flips[t][turn])
+                    flipped = time.perf_counter()
+                    for listener in group:
+                        listener.session.key(FLIP)
+                    before = table_turns(data, f"h{t}")
+                    sent = await asyncio.gather(*(seat_chooses(listener, flipped, think)
+                                                  for listener, think in zip(group, choices[t][turn])))
+                    last = max(sent)  # the last seat's keys: the turn can end
+                    ends = await asyncio.gather(*(listener.burst_after(last, 0.3) for listener in group))
+                    if table_turns(data, f"h{t}") > before:
+                        latencies.extend(end - last for end in ends)
+
+            await asyncio.gather(*(play(t) for t in range(tables)))
+            clients = [pss_kb(pid) for pid in client_pids(proc.pid)]
+            total_kb = sum(clients) + max(0, pss_kb(proc.pid) - server_before)
+            for group in listeners:
+                for listener in group:
+                    listener.task.cancel()
+                    listener.session.close()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(20)
+    return {"latencies": latencies, "pss_mb_all": total_kb / 1024, "pss_mb_per_player": total_kb / 1024 / max(1, len(clients)),
+            "wall_s": starts[-1]}
+
+
 def cpu_split(server_pid: int, clients: list[int]) -> dict[str, float]:
     """CPU seconds so far of the server (SSH front and tables), its client processes together, and
     this benchmark (its SSH clients and their decryption): who the two cores serve while tables play."""
@@ -675,6 +794,12 @@ def main() -> None:
     parser.add_argument("--ssh-turns", type=int, default=6, help="turns a table plays in the SSH reveal figure")
     parser.add_argument("--reveal-only", action="store_true", help="only the SSH reveal figure per --players")
     parser.add_argument("--memory-only", action="store_true", help="only the memory of --memory-players guests")
+    parser.add_argument("--pace", choices=("step", "human"), default="step",
+                        help="step: every table's seats choose in the same instant (the worst case); "
+                             "human: think times as at a club (see the docstring)")
+    parser.add_argument("--in-step-players", type=int, default=48,
+                        help="with --pace human: players of the in-step worst case printed beside (0: none)")
+    parser.add_argument("--pace-seed", type=int, default=33, help="with --pace human: the draws of think times")
     parser.add_argument("--client-cpu", type=int, metavar="TURNS", default=0,
                         help="only the CPU one client that is not choosing spends per reveal, in process, over TURNS turns")
     parser.add_argument("--clients", nargs="+", choices=("forked", "fresh"), default=["forked"],
@@ -699,17 +824,18 @@ def main() -> None:
               f"mean {statistics.mean(cpu):.2f} ms")
         print(f"client_cpu_ms_per_reveal={statistics.median(cpu):.2f}")
         return
+    if args.pace == "human":
+        human_pace(args)
+        return
     if not args.reveal_only:
         print_other_figures(args)
     p95 = float("nan")
     for players in args.players:
         figures = asyncio.run(ssh_reveal_latency(players, args.ssh_turns))
-        ssh = figures["latencies"]
-        p95, count = percentile95(ssh)
+        p95 = percentile95(figures["latencies"])[0]
         tables = max(1, players // 4)
         print(f"{tables * 4} players (SSH at 80x24, by keys, {tables} tables x 4): last seat's keys -> every "
-              f"terminal's reveal burst p50 {statistics.median(ssh) * 1000 if ssh else float('nan'):.1f} ms, "
-              f"p95 {p95:.1f} ms over {count} reveals (goal <= 200 ms); PSS per player at the tables "
+              f"terminal's reveal burst {reveal_summary(figures['latencies'])}; PSS per player at the tables "
               f"{figures['pss_mb_per_player']:.1f} MB (goal <= 35 MB); CPU of a client that chose earlier, "
               f"per reveal {figures['onlooker_cpu_ms_per_reveal']:.1f} ms (the seat whose keys end the turn: "
               f"{figures['last_seat_cpu_ms_per_reveal']:.1f} ms)", flush=True)
@@ -721,6 +847,26 @@ def main() -> None:
         cpu = figures["cpu_seconds"]
         print(f"  CPU while the tables played ({cpu['wall']:.1f} s wall): server {cpu['server']:.1f} s, "
               f"{tables * 4} clients {cpu['clients']:.1f} s, this benchmark {cpu['benchmark']:.1f} s", flush=True)
+    print(f"ssh_reveal_p95_ms={p95:.1f}")
+
+
+def human_pace(args) -> None:
+    """--pace human: the club's figure for each --players count, then the in-step worst case."""
+    in_step = float("nan")
+    if args.in_step_players:
+        in_step = percentile95(asyncio.run(ssh_reveal_latency(args.in_step_players, args.ssh_turns))["latencies"])[0]
+    p95 = float("nan")
+    for players in args.players:
+        figures = asyncio.run(human_pace_reveal_latency(players, args.ssh_turns, args.pace_seed))
+        p95 = percentile95(figures["latencies"])[0]
+        print(f"{players // 4 * 4} players at a club's pace (SSH at 80x24, {players // 4} tables x 4 starting over "
+              f"{figures['wall_s']:.0f} s; flip after {FLIP_THINK[0]}-{FLIP_THINK[1]} s, choices after "
+              f"{CHOICE_THINK[0]:.0f}-{CHOICE_THINK[1]:.0f} s): last seat's keys -> every terminal's reveal burst "
+              f"{reveal_summary(figures['latencies'])}; memory of all at the tables {figures['pss_mb_all']:.0f} MB PSS (goal <= "
+              f"2048 MB), {figures['pss_mb_per_player']:.1f} MB a player", flush=True)
+    if args.in_step_players:
+        print(f"  worst case, {args.in_step_players} players in step (every table's seats choose in the same "
+              f"instant): p95 {in_step:.1f} ms", flush=True)
     print(f"ssh_reveal_p95_ms={p95:.1f}")
 
 
@@ -784,6 +930,13 @@ async def launch_only(runs: int) -> None:
         print(f"{clients} clients: ssh connect -> lobby {statistics.median(lobby) * 1000:.0f} ms, local launch "
               f"{statistics.median(local) * 1000:.0f} ms (pty 120x40, medians of {runs}): {ratio:.2f}x", flush=True)
     print(f"lobby_to_launch={ratios[0]:.2f}")
+
+
+def reveal_summary(latencies: list[float]) -> str:
+    """p50 and p95 of reveal latencies in seconds, in words."""
+    p95, count = percentile95(latencies)
+    p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
+    return f"p50 {p50:.1f} ms, p95 {p95:.1f} ms over {count} reveals (goal <= 200 ms)"
 
 
 def percentile95(latencies: list[float]) -> tuple[float, int]:

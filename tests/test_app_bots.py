@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
+
 from duckcover.app import AppOptions, SeatSpec, create_app
 from autoplay import play_to_end, table_of
 from duckcover.app.controller import TurnController
@@ -129,6 +131,7 @@ async def test_a_failing_bots_worker_is_said_in_a_notice_and_the_game_waits(tmp_
         assert table.state == "waiting" and table.ctl.game.turn_number == 0 and not table._workers
 
 
+@pytest.mark.keys  # bot processes: the slow tier
 def test_missing_walls_around_a_bot_process_are_said_once(tmp_path, monkeypatch):
     """An older kernel (a parameter: Landlock ABI 3, no seccomp): one notice names what bots can
     do here, however many bot processes and games follow; a full kernel says nothing."""

@@ -19,7 +19,8 @@ def parse(*argv):
         (["--max-by", "colour"], "invalid choice: 'colour'"),
         (["--bots", "2", "--variant", "low-blows", "--variant", "two-flips"], "cannot be combined"),
         (["--bots", "6", "--variant", "cooperative"], "cooperative variant takes 2-5 players"),
-        (["--bots", "2", "--difficulty", "no-such-bot"], "unknown bot 'no-such-bot'"),
+        pytest.param(["--bots", "2", "--difficulty", "no-such-bot"], "unknown bot 'no-such-bot'",
+                     marks=pytest.mark.keys),  # the slow tier: the unknown bot is probed in a process of its own
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(argv, says, capsys, tmp_path, monkeypatch):

@@ -92,12 +92,15 @@ async def test_the_hand_over_hides_the_first_humans_choice_until_the_reveal(tmp_
 
 
 async def test_a_two_human_game_by_keys_to_the_end_with_hand_overs(tmp_path):
-    app = create_app(options(tmp_path, seed=3, save=True))
-    async with app.run_test(size=(100, 30)) as pilot:
+    # The flow of a whole game, not its length: the cooperative variant's two rounds (every round
+    # end, the next deal and Game over are still passed through), one bot, at 80x24.
+    rules = Rules(variants=frozenset({"cooperative"}))
+    app = create_app(options(tmp_path, seed=3, save=True, seats=pass_and_play_seats(["Ann", "Ben"], 1), rules=rules))
+    async with app.run_test(size=(80, 24)) as pilot:
         actions = await play_to_end(pilot)
         assert isinstance(app.screen, GameOverScreen)
         assert app.controller.game.phase is Phase.GAME_OVER
-        assert actions.count("round-end") == 3
+        assert actions.count("round-end") == rules.rounds() == 2
         handovers = actions.count("handover")
         choices = sum(a.startswith("choose-") for a in actions if a != "choose-pick")
         # Every human decision (a destination, not picking among Max ties) came after a hand-over.
@@ -106,7 +109,7 @@ async def test_a_two_human_game_by_keys_to_the_end_with_hand_overs(tmp_path):
         assert actions.count("flip") > 0
     app.flush_saves()
     record = loads(next((games_dir(tmp_path) / "finished").glob("*.json")).read_text())
-    assert [p.get("bot") for p in record["players"]] == [None, None, "medium", "medium"]
+    assert [p.get("bot") for p in record["players"]] == [None, None, "medium"]
     assert replay(record).totals == app.controller.game.totals
 
 

@@ -54,6 +54,7 @@ def positions(seeds: int, players: int = 4):
             game.play(moves)
 
 
+@pytest.mark.keys  # a search over many seeded positions (seconds of CPU): the slow tier
 def test_every_legal_cell_is_reached_by_arrows_from_the_moving_card():
     worst, count, total = 0, 0, 0
     for origin, targets in positions(60):
@@ -67,6 +68,7 @@ def test_every_legal_cell_is_reached_by_arrows_from_the_moving_card():
     assert worst <= MAX_PRESSES and total / count < 2.6, (worst, total / count)
 
 
+@pytest.mark.keys  # a search over many seeded positions (seconds of CPU): the slow tier
 def test_every_legal_cell_is_at_most_two_presses_away_by_arrows_or_its_key():
     worst, most_cells = 0, 0
     for origin, targets in positions(60):

@@ -1,7 +1,16 @@
 """The Review screen (issue 20): the figures of duckcover.players.review on screen, by Pilot and in
-snapshots at 80x24 and 120x40; cancel; the cache; the ways in."""
+snapshots at 80x24 and 120x40; cancel; the cache; the ways in.
+
+The golden game is judged once per module (`judged`, the review's own function with its store)
+and its kept review is laid in a test's data directory where the test is about what the screen
+shows, not about the judging (`keep`): the screen opens a kept review through the same `finish`
+as one it has just judged. The judging itself, its progress, cancel and resume, its processes
+and its cache are tested where they happen, against that one expected review.
+"""
 from __future__ import annotations
 
+import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -29,6 +38,22 @@ def golden_game():
     return replay(data), bots
 
 
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    """The golden game judged once at the tests' budget: its review and the store that keeps it."""
+    store = tmp_path_factory.mktemp("review") / "kept.json"
+    expected = rv.review(read_file(RECORD), ["all"], budget=8, store=store)
+    return expected, store
+
+
+def keep(judged) -> None:
+    """Lay the golden game's kept review where the screen looks for it (this test's data directory)."""
+    game, _ = golden_game()
+    target = review_screen.cache_file(game)  # at the tests' budget (quick_reviews)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(judged[1], target)
+
+
 class Host(App):
     """The screen alone, as the app pushes it."""
 
@@ -54,15 +79,22 @@ async def reviewed(pilot) -> ReviewScreen:
     raise AssertionError("the review never finished")
 
 
-async def test_the_review_screen_shows_every_seat_and_the_chosen_seats_decisions():
+def same_figures(result: rv.Review, expected: rv.Review) -> bool:
+    """The same decisions judged the same, seat by seat (who plays a seat is the record's)."""
+    return [(s.seat, s.name, s.decisions) for s in result.seats] == [(s.seat, s.name, s.decisions)
+                                                                      for s in expected.seats]
+
+
+async def test_the_review_screen_shows_every_seat_and_the_chosen_seats_decisions(judged):
+    expected, _ = judged
     app = Host(human=2)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await reviewed(pilot)
+        screen = await reviewed(pilot)  # judged here, by the screen's own worker
         assert screen.seat == 2  # the human first
         seats = screen.query_one("#review-seats", DataTable)
         assert seats.row_count == 4
-        expected = rv.review(screen.data, ["all"], budget=8)
-        assert screen.result.to_json() == expected.to_json()  # the figures are the review's
+        assert same_figures(screen.result, expected)  # the figures are the review's
+        assert [s.bot for s in screen.result.seats] == ["greedy", "greedy", None, "greedy"]
         decisions = screen.query_one("#review-decisions", DataTable)
         mine = expected.seats[2].decisions
         assert decisions.row_count == len(mine)
@@ -71,7 +103,8 @@ async def test_the_review_screen_shows_every_seat_and_the_chosen_seats_decisions
         assert screen.seat == 3 and decisions.row_count == len(expected.seats[3].decisions)
 
 
-async def test_next_mark_shows_the_position_with_both_moves_on_the_grid():
+async def test_next_mark_shows_the_position_with_both_moves_on_the_grid(judged):
+    keep(judged)
     app = Host()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await reviewed(pilot)
@@ -102,46 +135,75 @@ async def test_next_mark_shows_the_position_with_both_moves_on_the_grid():
         assert "yours" not in drawn and "your" not in str(screen.query_one("#review-legend", Static).render())
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-async def test_escape_stops_a_review_which_resumes_where_it_stopped(monkeypatch, size):
-    monkeypatch.setattr(review_screen, "BUDGET", 60)  # slow enough to be stopped part way
-    judged = []
+async def test_escape_stops_a_review_which_resumes_where_it_stopped(monkeypatch, judged):
+    """Stopped part way, deterministically: the fourth decision's judging waits until Escape has
+    been pressed (one size: the work and its cache do not depend on the screen's size; both
+    sizes of the finished screen are in the snapshots)."""
+    expected, _ = judged
+    judged_now, waiting, escaped = [], threading.Event(), threading.Event()
     real = rv.judge
-    monkeypatch.setattr(rv, "judge", lambda *a, **k: judged.append(1) or real(*a, **k))
+
+    def judge(*args, **kwargs):
+        if len(judged_now) == 3:
+            waiting.set()
+            escaped.wait(60)  # a bound, not a pace: the test sets it as soon as Escape is in
+        judged_now.append(1)
+        return real(*args, **kwargs)
+
+    ended = threading.Event()  # the screen's review has returned (or raised Cancelled)
+    real_review = rv.review
+
+    def review(*args, **kwargs):
+        try:
+            return real_review(*args, **kwargs)
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(rv, "judge", judge)
+    monkeypatch.setattr(rv, "review", review)
     app = Host()
-    async with app.run_test(size=size) as pilot:
-        screen = app.screen
-        for _ in range(2000):  # until a few decisions are judged, then Escape
-            await pilot.pause(0.02)
-            if len(judged) >= 3:
-                break
-        assert isinstance(screen, ReviewScreen) and screen.running
-        assert screen.query_one("#review-progress", ProgressBar).display
-        await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert screen.cancel.is_set() and not isinstance(app.screen, ReviewScreen)
-        await app.workers.wait_for_complete()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            for _ in range(2000):  # until three decisions are judged and the fourth is under way
+                await pilot.pause(0.02)
+                if waiting.is_set():
+                    break
+            assert isinstance(screen, ReviewScreen) and screen.running
+            assert screen.query_one("#review-progress", ProgressBar).display
+            await pilot.press("escape")
+            await pilot.pause()
+            assert screen.cancel.is_set() and not isinstance(app.screen, ReviewScreen)
+            escaped.set()
+            for _ in range(3000):  # the worker's thread finishes the decision under way, then stops
+                await pilot.pause(0.02)
+                if ended.is_set():
+                    break
+            assert ended.is_set()
+    finally:
+        escaped.set()
     kept = rv.read_store(review_screen.cache_file(app.game))
     done = len(kept)
-    assert done >= 3 and done == len(judged)  # what was judged is kept
+    assert done == len(judged_now) == 4  # what was judged is kept, the one under way too
     total = len(rv.points(app.game))
     assert done < total
-    judged.clear()
+    judged_now.clear()
+    escaped.set()  # the resumed review is never held
     shown = []
     real_show = ReviewScreen.show_progress
     monkeypatch.setattr(ReviewScreen, "show_progress", lambda self, d, t: shown.append((d, t)) or real_show(self, d, t))
-    async with Host().run_test(size=size) as pilot:
+    async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
         assert [d for d, t in shown if t == total][0] == done  # the bar starts where the review stopped
-        assert len(judged) == total - done  # only the rest is judged
-        expected = rv.review(screen.data, ["all"], budget=60)
+        assert len(judged_now) == total - done  # only the rest is judged
         assert screen.result.to_json() == expected.to_json()  # the same figures as in one go
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-async def test_question_mark_opens_the_reviews_own_help(size):
+async def test_question_mark_opens_the_reviews_own_help(size, judged):
     from duckcover.app.screens.core import HelpScreen
 
+    keep(judged)
     async with Host().run_test(size=size) as pilot:
         await reviewed(pilot)
         await pilot.press("question_mark")
@@ -156,9 +218,10 @@ async def test_question_mark_opens_the_reviews_own_help(size):
         assert isinstance(pilot.app.screen, ReviewScreen)
 
 
-async def test_the_screen_names_moves_in_words_never_coordinates():
+async def test_the_screen_names_moves_in_words_never_coordinates(judged):
     import re
 
+    keep(judged)
     async with Host(human=1).run_test(size=(120, 40)) as pilot:
         screen = await reviewed(pilot)
         table = screen.query_one("#review-decisions", DataTable)
@@ -172,9 +235,10 @@ async def test_the_screen_names_moves_in_words_never_coordinates():
             assert position.split(": ")[0].endswith("greedy 2")  # the seat named, a bot's too
 
 
-async def test_a_second_opening_reads_the_kept_review(monkeypatch):
+async def test_a_second_opening_reads_the_kept_review(monkeypatch, judged):
     async with Host().run_test(size=(80, 24)) as pilot:
-        first = (await reviewed(pilot)).result.to_json()
+        first = (await reviewed(pilot)).result.to_json()  # judged here, and kept
+    assert first == judged[0].to_json()
     monkeypatch.setattr(rv, "judge", lambda *a, **k: (_ for _ in ()).throw(AssertionError("searched again")))
     async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
@@ -182,7 +246,9 @@ async def test_a_second_opening_reads_the_kept_review(monkeypatch):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_snapshot_of_the_review_screen(snap_compare, size):
+def test_snapshot_of_the_review_screen(snap_compare, size, judged):
+    keep(judged)
+
     async def finished(pilot):
         await reviewed(pilot)
         await pilot.wait_for_scheduled_animations()  # the tables' cursors settle before the picture
@@ -216,18 +282,20 @@ async def opens_the_review(app, keys=("v",)) -> ReviewScreen:
         return result
 
 
-async def test_v_in_the_replay_viewer_opens_the_review():
+async def test_v_in_the_replay_viewer_opens_the_review(judged):
     from duckcover.app.screens.replay import ReplayScreen, build_timeline
 
+    keep(judged)
     timeline = build_timeline(read_file(RECORD))
     result = await opens_the_review(Opener(lambda: ReplayScreen(timeline, "g4")))
     assert [s.seat for s in result.seats] == [0, 1, 2, 3]
 
 
-async def test_v_on_a_saved_game_in_the_games_screen_opens_its_review():
+async def test_v_on_a_saved_game_in_the_games_screen_opens_its_review(judged):
     from duckcover.app.screens.games import GamesScreen
     from duckcover.saves import storage
 
+    keep(judged)
     storage.save_finished(read_file(RECORD))
     result = await opens_the_review(Opener(GamesScreen))
     assert [s.name for s in result.seats] == ["greedy 1", "greedy 2", "greedy 3", "greedy 4"]
@@ -243,7 +311,7 @@ async def test_v_on_the_game_over_screen_reviews_the_game_just_played():
     assert [s.bot for s in result.seats] == [None, "medium", "medium"]
 
 
-async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_reviewed():
+async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_reviewed(judged):
     from duckcover.app.screens.replay import ReplayScreen, build_timeline
 
     timeline = build_timeline(read_file(RECORD))
@@ -252,6 +320,7 @@ async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_review
         await pilot.pause()
         viewer = app.screen
         assert viewer.marked == {}  # not reviewed yet: the plain viewer
+        keep(judged)  # reviewed now (the Review screen opens it as if it had just judged it)
         await pilot.press("v")
         result = (await reviewed(pilot)).result
         await pilot.press("escape")
@@ -272,9 +341,10 @@ async def test_the_replay_viewer_draws_a_marked_decision_once_the_game_is_review
         assert rv.reason(result.points[decision.place], decision) in words  # why, in one line
 
 
-async def test_the_screen_speaks_the_players_language():
+async def test_the_screen_speaks_the_players_language(judged):
     from duckcover.common.i18n import set_language
 
+    keep(judged)
     set_language("de")
     async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
@@ -287,6 +357,7 @@ async def test_the_screen_speaks_the_players_language():
 
 
 async def test_names_and_titles_are_shown_as_plain_text():
+    # Judged here: the names are part of what the review is keyed by, so nothing kept fits.
     game, bots = golden_game()
     names = ["[bold red]Eve[/]", "x\x1b[2Jy", "greedy 3", "greedy 4"]
     game.names = tuple(names)
@@ -307,8 +378,8 @@ async def test_names_and_titles_are_shown_as_plain_text():
         assert "[bold red]Eve[/]" in str(screen.query_one("#review-chart-title", Static).render())
 
 
-async def test_the_screen_spreads_the_work_over_processes_with_the_same_figures(monkeypatch):
+async def test_the_screen_spreads_the_work_over_processes_with_the_same_figures(monkeypatch, judged):
     monkeypatch.setattr(review_screen, "JOBS", 2)  # the app's own path: a process pool under a worker thread
     async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
-        assert screen.result.to_json() == rv.review(screen.data, ["all"], budget=8).to_json()
+        assert screen.result.to_json() == judged[0].to_json()  # the figures of one process

@@ -52,6 +52,7 @@ def test_same_seed_same_numbers_and_different_seed_different_deals():
     assert without_timings(report(other, run(other))) != without_timings(first)
 
 
+@pytest.mark.keys  # --jobs 2: worker processes, the slow tier
 def test_two_jobs_give_exactly_the_numbers_of_one(capsys):
     argv = ["--bot", "greedy", "--bot", "random", "--bot", "random", "--games", "4", "--seed", "7"]
     one = arena_json(capsys, *argv, "--jobs", "1")
@@ -116,6 +117,7 @@ def test_arena_ratings_are_the_ratings_the_statistics_give_the_same_games(tmp_pa
     assert {row["rated_as"] for row in figures["bots"]} == {"greedy@1", "random@1", "expert@1"}
 
 
+@pytest.mark.keys  # the bot plays in a process of its own: the slow tier
 def test_a_crashing_bot_is_played_by_fallbacks_and_counted(tmp_path, capsys):
     path = tmp_path / "crashing.py"
     path.write_text(HOSTILE)
@@ -166,8 +168,9 @@ def test_two_file_bots_with_the_same_file_name_get_two_labels():
         (["--bot", "greedy", "--bot", "random", "--budget", "0"], "--budget: takes 1-"),
         (["--bot", "greedy", "--bot", "random", "--variant", "nope"], "unknown variant 'nope'"),
         (["--bot", "greedy", "--bot", "random", "--variant", "competition:4"], "rounds must be numbers from 1 to 3"),
-        (["--bot", "greedy", "--bot", "nope"], "unknown bot 'nope'"),
-        (["--bot", "greedy", "--bot", "missing.py:Bot"], "no such file missing.py"),
+        # the slow tier: a bot the arena does not know is probed in a process of its own
+        pytest.param(["--bot", "greedy", "--bot", "nope"], "unknown bot 'nope'", marks=pytest.mark.keys),
+        pytest.param(["--bot", "greedy", "--bot", "missing.py:Bot"], "no such file missing.py", marks=pytest.mark.keys),
         (["--bot", "random"] * 10, "a table takes 2-9 players, not 10"),
     ],
 )
@@ -197,7 +200,8 @@ class Loud(GreedyBot):
 """
 
 
-@pytest.mark.parametrize("trusted", [False, True], ids=["own-process", "trusted"])
+@pytest.mark.parametrize("trusted", [pytest.param(False, marks=pytest.mark.keys), True],  # own process: the slow tier
+                         ids=["own-process", "trusted"])
 def test_arena_json_stays_valid_whatever_a_bot_prints(tmp_path, capfd, trusted):
     path = tmp_path / "loud.py"
     path.write_text(LOUD)
@@ -212,6 +216,7 @@ def test_arena_json_stays_valid_whatever_a_bot_prints(tmp_path, capfd, trusted):
     assert "\x1b" not in out + err
 
 
+@pytest.mark.keys  # the bot plays in a process of its own: the slow tier
 def test_the_table_says_why_the_referee_played_for_a_bot(tmp_path, capsys):
     path = tmp_path / "crashing.py"
     path.write_text(HOSTILE)

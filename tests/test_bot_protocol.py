@@ -77,6 +77,7 @@ class Hooked(GreedyBot):
 """
 
 
+@pytest.mark.keys  # a bot process: the slow tier
 def test_a_bot_in_its_own_process_hears_every_hook(tmp_path):
     from duckcover.players.harness import play_game
     from duckcover.players.plugins import resolve_bot

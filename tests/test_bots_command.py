@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from duckcover.cli import main
+
+pytestmark = pytest.mark.keys  # the command checks a bot in a process of its own: the slow tier
 
 GOOD = """\
 import os, sys
 from duckcover.players.bot import Bot
-import pytest
-
-pytestmark = pytest.mark.keys  # runs the duckcover command: the slow tier
 print("import-time chatter")
 os.write(1, b"\\x1b]0;title\\x07")
 class Cautious(Bot):

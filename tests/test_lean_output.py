@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rich.color import Color
 from rich.style import Style
 
-from duckcover.app.render.lean_output import LeanStream, lean_driver
+from duckcover.app.render.lean_output import LeanStream, lean_driver, move
 
 COLOURS = [None, "color(24)", "color(233)", "red", "bright_white", "#102030"]
 
@@ -48,9 +48,16 @@ def painted(stream: str) -> list[tuple[str, frozenset]]:
                     i += 1
             elif stream[end] == "H":
                 cells.append(("move", stream[index:end + 1]))
-            elif stream[end] == "C":
-                cells.append(("forward", int(stream[index + 2:end] or 1)))
+            elif stream[end] in "ABC":  # up, down, right
+                cells.append(({"A": "up", "B": "down", "C": "forward"}[stream[end]], int(stream[index + 2:end] or 1)))
+            elif stream[end] == "G":  # to a column
+                cells.append(("column", int(stream[index + 2:end] or 1)))
+            elif stream[end] == "X":  # erased with the background in force; the cursor stays
+                cells.append(("erase", int(stream[index + 2:end] or 1), frozenset(attrs.items())))
             index = end + 1
+        elif stream[index] == "\r":
+            cells.append(("column", 1))
+            index += 1
         else:
             cells.append((stream[index], frozenset(attrs.items())))
             index += 1
@@ -72,7 +79,7 @@ def test_every_character_keeps_its_style(writes):
     stream = LeanStream()
     original = "".join(rich_written(write) for write in writes)
     lean = "".join(stream.lean(rich_written(write)) for write in writes)
-    assert painted(lean) == painted(original)
+    assert shows(lean) == shows(original)
     assert len(lean) <= len(original)
 
 
@@ -82,7 +89,7 @@ def test_a_style_turned_off_by_its_own_code_not_a_reset():
                             ("x", background)])
     lean = LeanStream().lean(written)
     assert "\x1b[22;2m" in lean and "\x1b[0;48;5;233m" not in lean
-    assert painted(lean) == painted(written)
+    assert shows(lean) == shows(written)
 
 
 @given(st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=12), st.integers(1, 40))
@@ -91,7 +98,7 @@ def test_a_line_break_before_a_move_is_dropped_and_keeps_the_colours(lines, row)
     written = "\n".join(f"\x1b[{row + index};3H" + rich_written([segment]) for index, segment in enumerate(lines))
     lean = LeanStream().lean(written)
     assert "\n" not in lean
-    assert painted(lean) == [cell for cell in painted(written) if cell[0] != "\n"]
+    assert shows(lean) == shows(written)
 
 
 def test_the_background_said_once_for_a_row_of_runs():
@@ -100,7 +107,16 @@ def test_the_background_said_once_for_a_row_of_runs():
                             ("Round 1", background + Style(bold=True))])
     lean = LeanStream().lean(written)
     assert lean.count("48;5;233") == 1
-    assert painted(lean) == painted(written)
+    assert shows(lean) == shows(written)
+
+
+def test_blanks_leave_the_foreground_and_bold_as_they_are():
+    background = Style(bgcolor=Color.from_ansi(233))
+    name = background + Style(bold=True, color="color(24)")
+    written = "\x1b[1;1H" + rich_written([("Jackson", name), ("  ", background), ("Gwen", name)])
+    lean = LeanStream().lean(written)
+    assert lean.count("\x1b[") == 3  # the move, the name's style and the reset at the end: nothing around the blanks
+    assert shows(lean) == shows(written)
 
 
 def test_other_sequences_go_out_as_written_with_the_state_textual_meant():
@@ -129,6 +145,16 @@ def test_the_driver_class_writes_through_the_stream():
     assert type(driver).__name__ == "LeanRecorder"
 
 
+def blank(attrs: frozenset) -> tuple[str, frozenset]:
+    """A blank cell as it looks: its background, and the attributes a blank shows."""
+    return " ", frozenset((code, value) for code, value in attrs if code == "48" or code in "45789")
+
+
+def shows(stream: str) -> dict:
+    """What a terminal shows after `stream` alone, cell by cell."""
+    return {cell: what for cell, what in screen_after(stream).items() if cell != "cursor"}
+
+
 def screen_after(stream: str, screen: dict | None = None) -> dict:
     """What a terminal shows after `stream`: (column, row) -> (character, codes in force), read
     with the interpreter above (an absolute move, then characters left to right)."""
@@ -140,22 +166,30 @@ def screen_after(stream: str, screen: dict | None = None) -> dict:
             x, y = int(column or 1) - 1, int(row or 1) - 1
         elif cell[0] == "forward":
             x += cell[1]
+        elif cell[0] in ("up", "down"):
+            y += cell[1] if cell[0] == "down" else -cell[1]
+        elif cell[0] == "column":
+            x = cell[1] - 1
         elif cell[0] == "\n":  # a line break (the terminal adds the carriage return)
             x, y = 0, y + 1
+        elif cell[0] == "erase":
+            screen.update({(x + i, y): blank(cell[2]) for i in range(cell[1])})
         else:
-            screen[(x, y)] = cell
+            screen[(x, y)] = blank(cell[1]) if cell[0] == " " else cell
             x += 1
     return {**screen, "cursor": (x, y)}
 
 
 line_writes = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 6),
-                                 st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4), styles), max_size=4)),
+                                 st.lists(st.tuples(st.text("ab ─", min_size=1, max_size=4)
+                                                    | st.sampled_from([" " * 7, "a" + " " * 12 + "b", " " * 20]),
+                                                    styles), max_size=4)),
                        min_size=1, max_size=4)
 
 
-@given(st.lists(line_writes, min_size=1, max_size=5))
-def test_cells_the_screen_already_shows_are_not_sent_and_the_screen_is_the_same(frames):
-    stream = LeanStream()
+@given(st.lists(line_writes, min_size=1, max_size=5), st.booleans())
+def test_cells_the_screen_already_shows_are_not_sent_and_the_screen_is_the_same(frames, erase):
+    stream = LeanStream(erase=erase)
     original = lean = {}
     for frame in frames:
         written = "\n".join(f"\x1b[{row};{column}H" + rich_written(segments) for row, column, segments in frame)
@@ -176,6 +210,29 @@ def test_a_frame_painted_again_sends_nothing_but_a_forgotten_screen_is_sent_whol
     assert stream.lean(frame) == first.replace("1 begins", "1 begins")
     stream.lean("\x1b[2J")  # erased: nothing known
     assert "Round 1" in stream.lean(frame)
+
+
+def test_a_short_gap_of_cells_already_shown_is_drawn_again_where_that_is_fewer_bytes_than_skipping_it():
+    stream = LeanStream()
+    stream.lean("\x1b[1;1HFlip 8 3 7 with 2")
+    assert stream.lean("\x1b[1;1HFlip 9 4 7 with 3") == "\x1b[6G9 4\x1b[8C3"  # a space: not ESC[C
+    stream.lean("\x1b[2;1Ha\u2500\u2500b")
+    assert stream.lean("\x1b[2;1Hc\u2500\u2500d") == "\rc\x1b[2Cd"  # a box line is three bytes
+
+
+def test_long_runs_of_blanks_are_erased_on_a_terminal_that_erases_with_the_background():
+    frame = "\x1b[1;1H\x1b[48;5;233mab" + " " * 20 + "cd" + " " * 30 + "\x1b[0m"
+    assert LeanStream(erase=True).lean(frame) == "\x1b[1H\x1b[48;5;233mab\x1b[20X\x1b[20Ccd\x1b[30X\x1b[0m"
+    assert LeanStream().lean(frame) == frame.replace("1;1H", "1H")
+    underlined = frame.replace("48;5;233m", "4;48;5;233m")
+    assert "X" not in LeanStream(erase=True).lean(underlined)  # an underline shows on a blank
+
+
+def test_the_cursor_goes_the_shortest_way_and_never_left_from_past_the_last_column():
+    assert move((5, 3), (5, 4)) == "\x1b[B" and move((5, 13), (9, 12)) == "\x1b[A\x1b[4C"
+    assert move((30, 3), (0, 4)) == "\x1b[B\r"
+    assert move((120, 3), (100, 3)) == "\x1b[101G"  # (a column, not 20 to the left: see move)
+    assert move((5, 3), (60, 30)) == "\x1b[31;61H" and move(None, (0, 9)) == "\x1b[10H"
 
 
 def test_a_control_character_that_may_move_the_cursor_makes_it_forget_the_screen():

@@ -38,6 +38,7 @@ def test_never_reads_the_hidden_deck():
         assert decide(one.view) == decide(other.view)
 
 
+@pytest.mark.keys  # three whole games with searches: the slow tier
 def test_same_seed_same_game():
     def moves(seed):
         game = play_game([MasterBot(budget=TINY), GreedyBot(), MasterBot(budget=TINY)], seed=seed)

@@ -39,7 +39,7 @@ class Terminal:
     def __init__(self, app) -> None:
         self.app = app
         self.console = Console(color_system="256", force_terminal=True, width=app.size.width)
-        self.stream = LeanStream()
+        self.stream = LeanStream(erase=True)  # as on xterm (see lean_output.BLANKS)
         self.cells: dict = self.textual_draws() if app.screen.is_mounted else {}  # what it shows already
         self.painted_frames = 0
         real = app._display

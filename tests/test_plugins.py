@@ -38,14 +38,32 @@ def test_builtin_bots_load_through_the_entry_point_group():
     assert load_bot_class("random")[0] is RandomBot
 
 
-def install_third_party(tmp_path, monkeypatch):
+def test_the_builtin_table_is_the_entry_point_group_pyproject_declares_and_the_installation_has():
+    import tomllib
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert plugins.BUILTIN_BOTS == declared["project"]["entry-points"][plugins.GROUP]
+    installed = {ep.name: ep.value for ep in entry_points(group=plugins.GROUP) if ep.dist.name == "duckcover"}
+    assert plugins.BUILTIN_BOTS == installed
+
+
+def install_third_party(tmp_path, monkeypatch, entry="first", dist="thirdparty"):
     """A minimal installed distribution: a module plus dist-info with the entry point `first`."""
     (tmp_path / "thirdparty_bot.py").write_text(FILE_BOT)
-    info = tmp_path / "thirdparty-1.2.dist-info"
+    info = tmp_path / f"{dist}-1.2.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: thirdparty\nVersion: 1.2\n")
-    (info / "entry_points.txt").write_text("[duckcover.bots]\nfirst = thirdparty_bot:FirstBot\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2\n")
+    (info / "entry_points.txt").write_text(f"[duckcover.bots]\n{entry} = thirdparty_bot:FirstBot\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_third_party_entry_point_named_like_a_builtin_bot_does_not_take_its_place(tmp_path, monkeypatch):
+    install_third_party(tmp_path, monkeypatch, entry="greedy", dist="impostor")  # found before duckcover's own
+    assert load_bot_class("greedy")[0] is GreedyBot
+    assert plugins.registered()["greedy"].value == "duckcover_bots.greedy:GreedyBot"
+    assert plugins.is_builtin("medium")
 
 
 def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monkeypatch):
@@ -58,6 +76,7 @@ def test_a_third_party_distribution_registers_a_bot_the_same_way(tmp_path, monke
     assert "thirdparty 1.2" in listed["first"].source
 
 
+@pytest.mark.keys  # bot processes: the slow tier
 def test_only_the_bots_that_came_with_duckcover_run_in_the_games_process(tmp_path, monkeypatch, bot_file):
     from duckcover.players.harness import play_game
     from duckcover.players.plugins import is_builtin, is_installed
@@ -181,6 +200,7 @@ def test_bots_command_json(capsys):
     assert data["difficulties"] == DIFFICULTIES
 
 
+@pytest.mark.keys  # the slow tier: the unknown bot is probed in a process of its own
 def test_cli_refuses_a_bad_bot_spec_with_one_line(capsys):
     assert main(["arena", "--bot", "greedy", "--bot", "nope"]) == 2
     err = capsys.readouterr().err

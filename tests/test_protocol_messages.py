@@ -112,6 +112,15 @@ def test_a_message_with_wrong_fields_is_refused_with_a_reason_that_names_it(mess
     assert refused.value.code  # the guest's app says it in its player's language
 
 
+def test_a_number_beyond_64_bits_is_refused_where_a_number_is_due():
+    for players in ([{"name": "a", "ordinal": 10**400, "games": 1}], [{"name": "a", "ordinal": 1.5, "games": 2**64}]):
+        with pytest.raises(p.FieldError):
+            p.decode_message(line(type="top", players=players, levels=[]), p.SERVER_MESSAGES, p.SERVER_LINE_MAX)
+    top = p.decode_message(line(type="top", players=[{"name": "a", "ordinal": 3, "games": 1}], levels=[]),
+                           p.SERVER_MESSAGES, p.SERVER_LINE_MAX)
+    assert top.players[0].ordinal == 3  # a whole number is a number too
+
+
 def test_a_field_error_names_the_field_for_the_translations():
     with pytest.raises(p.FieldError) as refused:
         p.decode_message(line(type="watch", table="t", seat=1), p.CLIENT_MESSAGES, p.CLIENT_LINE_MAX)

@@ -1,11 +1,19 @@
 """RECORD.md "Bad input": every refusal through `duckcover replay FILE --json`: exit status 2,
 exactly one line on stderr naming the file, round, turn and seat (0-based) and the reason,
-nothing on stdout, no traceback, and the input file unchanged."""
+nothing on stdout, no traceback, and the input file unchanged.
+
+Each refusal runs the command's own entry point in process (`duckcover.cli.main`, the function
+`python -m duckcover` calls: an exception it let out would fail the test here, as a traceback
+would there); `test_the_real_command_refuses_in_one_line_with_status_2` runs it as a user does,
+in a process of its own, once."""
+import contextlib
 import copy
+import io
 import json
 
 import pytest
 
+from duckcover import cli
 from helpers import STANDARD, run_replay, write_json
 
 
@@ -48,15 +56,28 @@ def refuse(tmp_path, data, *, raw: bytes | None = None):
     else:
         path.write_bytes(raw)
     before = path.read_bytes()
-    result = run_replay(path, "--json")
-    assert result.returncode == 2, result.stderr
-    assert result.stdout == ""
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(["replay", str(path), "--json"])
+    assert status == 2, err.getvalue()
+    assert out.getvalue() == ""
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 1, err.getvalue()
     assert lines[0].startswith(f"{path}: ")
     assert path.read_bytes() == before
     return lines[0][len(f"{path}: "):]
+
+
+def test_the_real_command_refuses_in_one_line_with_status_2(tmp_path):
+    """The contract as a user meets it: `python -m duckcover replay FILE --json`, its own process."""
+    path = write_json(tmp_path / "game.json", {**base_record(), "players": "two"})
+    before = path.read_bytes()
+    result = run_replay(path, "--json")
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(f"{path}: ")
+    assert path.read_bytes() == before
+    assert result.stderr.strip()[len(f"{path}: "):] == refuse(tmp_path, json.loads(before))  # the same line in process
 
 
 def test_base_records_are_legal(tmp_path):

@@ -39,10 +39,15 @@ def run_review(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
-def test_golden_review_of_a_golden_record():
+@pytest.fixture(scope="module")
+def golden_review() -> rv.Review:
+    """The golden record's review of every seat, judged once for the tests that read it."""
+    return rv.review(read_file(RECORD), ["all"], budget=SMALL)
+
+
+def test_golden_review_of_a_golden_record(golden_review):
     """Every figure of every seat, exactly as kept (the same record, key and budget)."""
-    result = rv.review(read_file(RECORD), ["all"], budget=SMALL)
-    assert dumps(result.to_json()) == GOLDEN_REVIEW.read_text(encoding="utf-8")
+    assert dumps(golden_review.to_json()) == GOLDEN_REVIEW.read_text(encoding="utf-8")
 
 
 def test_golden_review_has_marks_and_free_moves():
@@ -258,11 +263,9 @@ def test_the_marks_thresholds_are_the_documented_ones():
     assert "rounded to 0.1" in doc
 
 
-def test_moves_and_reasons_are_in_words_never_coordinates():
-    data = read_file(RECORD)
-    result = rv.review(data, ["all"], budget=SMALL)
+def test_moves_and_reasons_are_in_words_never_coordinates(golden_review):
     marked = 0
-    for seat in result.to_json()["seats"]:
+    for seat in golden_review.to_json()["seats"]:
         for d in seat["decisions"]:
             for text in (d["played_words"], d["best_words"]):
                 assert text.startswith(("cover ", "duck ")) and not COORDINATES.search(text), text

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import asyncssh
@@ -27,8 +28,8 @@ from hypothesis import strategies as st
 
 from duckcover.app import zygote
 from duckcover.common import i18n
+from duckcover.net import guestpty, sshfront
 from duckcover.net import protocol as p
-from duckcover.net import sshfront
 from duckcover.net.admission import (GUESS_FORGET_AFTER, GUESS_MAX_WAIT, TABLES_PER_NETWORK, CodeGuesses,
                                      network_of)
 from duckcover.net.server import MAX_TABLES, TABLES_PER_NAME, TableServer
@@ -61,6 +62,36 @@ async def ann_and_ben_at_a_started_table(server, seed=None):
     ben.send("join", table=table.id)
     await ben.until("seated")
     return ann, ben, table
+
+
+class Sweeps:
+    """Every run of the server's abandonment sweep from now on: when it began and ended, and how
+    many problems the server had said by its end. A test waits for the sweeps that decide what
+    it asserts (events, with a bound of time), never for a stretch of time that should suffice."""
+
+    def __init__(self, server: TableServer) -> None:
+        self.runs: list[tuple[float, float, int]] = []
+        real = server.sweep
+
+        def sweep() -> None:  # the next run and every later one (each schedules `server.sweep`)
+            began = time.monotonic()
+            real()
+            self.runs.append((began, time.monotonic(), len(server.problems)))
+
+        server.sweep = sweep
+
+    async def until(self, condition: Callable[[], bool], what: str, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f"no sweep {what} in {timeout} s: {self.runs[-3:]}"
+            await asyncio.sleep(0.02)
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.02)
 
 
 async def note(client: ProtocolClient, key: str) -> dict:
@@ -119,9 +150,11 @@ async def test_a_client_token_is_good_for_one_greeting_only(server):
     first = await ProtocolClient.connect(server.sock, token)
     await first.until("welcome")
     second = await ProtocolClient.connect(server.sock, token)  # a copy, while the first lives
-    assert (await second.next())["text"] == "unknown token"
+    refused = await second.next()
+    assert (refused["type"], refused["code"], refused["text"]) == ("error", "unknown-token", "unknown token")
     hostile = await ProtocolClient.connect(server.sock, ["not", "a", "string"])
-    assert (await hostile.next())["text"] == "unknown token"
+    refused = await hostile.next()
+    assert (refused["type"], refused["code"], refused["text"]) == ("error", "unknown-token", "unknown token")
     assert not server.problems
 
 
@@ -130,10 +163,7 @@ async def test_an_abandoned_table_ends_and_is_kept_as_abandoned(server, tmp_path
     await play_until([ann, ben], lambda: table.game.turn_number >= 2, timeout=20)
     await ann.close()
     await ben.close()
-    deadline = time.monotonic() + 10
-    while table.id in server.tables:
-        assert time.monotonic() < deadline, "the abandoned table never ended"
-        await asyncio.sleep(0.05)
+    await until(lambda: table.id not in server.tables, "the abandoned table never ended")
     kept = list((tmp_path / "serve" / "abandoned").glob(f"*-{table.id}.json"))
     assert len(kept) == 1
     from duckcover.saves.record import read_file, replay
@@ -144,25 +174,39 @@ async def test_an_abandoned_table_ends_and_is_kept_as_abandoned(server, tmp_path
 
 
 async def test_an_abandoned_table_that_cannot_be_kept_stays_with_its_files_and_one_line(server, tmp_path):
+    """It stays with its files, and is tried (and said) again a whole period later, not sooner:
+    every sweep that ends within the period after the failure adds nothing; the first that begins
+    after it tries again and says so once more."""
     (tmp_path / "serve").mkdir(exist_ok=True)
     (tmp_path / "serve" / "abandoned").write_text("a file where the folder would go")
     ann, ben, table = await ann_and_ben_at_a_started_table(server)
+    sweeps = Sweeps(server)
     await ann.close()
     await ben.close()
-    deadline = time.monotonic() + 10
-    while not server.problems:
-        assert time.monotonic() < deadline, "nothing was said"
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)  # less than a whole period: not tried (and said) again yet
+    await until(lambda: server.problems, "nothing was said")
     assert len(server.problems) == 1 and "cannot save the abandoned game" in server.problems[0]
+    assert "\n" not in server.problems[0]
+    assert table.id in server.tables and (tmp_path / "serve" / "tables" / f"{table.id}.json").is_file()
+    failed_at = table.idle_since  # the failure starts the period again
+    retry = failed_at + server.abandoned_after
+    await sweeps.until(lambda: any(began >= retry for began, _, _ in sweeps.runs), "after the period")
+    early = [said for began, ended, said in sweeps.runs if began >= failed_at and ended < retry]
+    assert all(said == 1 for said in early)  # not tried (nor said) again within the period
+    said_then = next(said for began, _, said in sweeps.runs if began >= retry)
+    assert said_then == 2 and "cannot save the abandoned game" in server.problems[1]  # tried again, said again
     assert table.id in server.tables and (tmp_path / "serve" / "tables" / f"{table.id}.json").is_file()
 
 
 async def test_a_table_someone_is_at_is_never_abandoned(server):
+    """Sweeps a whole --abandoned-after apart see ann there: the table is never counted idle."""
     ann, ben, table = await ann_and_ben_at_a_started_table(server)
+    sweeps = Sweeps(server)
     await ben.close()
-    await asyncio.sleep(1.2)  # three times --abandoned-after: ann is still there
-    assert table.id in server.tables
+    await until(lambda: table.seats[1].client is None, "the server never saw ben leave")
+    since = time.monotonic()
+    await sweeps.until(lambda: any(began >= since + 2 * server.abandoned_after for began, _, _ in sweeps.runs),
+                       "two periods after ben left")
+    assert table.id in server.tables and table.idle_since is None
 
 
 async def test_a_login_name_holds_a_bounded_number_of_tables(server):
@@ -171,7 +215,9 @@ async def test_a_login_name_holds_a_bounded_number_of_tables(server):
         host.send("create", seats=["human", "human"])
         await host.until("seated")
     hosts[-1].send("create", seats=["human", "human"])
-    assert "at most" in (await hosts[-1].until("error"))["text"]
+    refused = await hosts[-1].until("error")
+    assert (refused["code"], refused["params"]) == ("tables-per-name", {"count": TABLES_PER_NAME})
+    assert refused["text"] == f"a name sits at {TABLES_PER_NAME} unfinished tables at most"
     assert len(server.tables) == TABLES_PER_NAME
     other = await join(server, "ann")  # another name still opens a table
     other.send("create", seats=["human", "human"])
@@ -377,7 +423,7 @@ async def test_a_session_that_fails_to_start_is_logged_in_one_line_and_leaves_no
     def broken_popen(*args, **kwargs):
         raise ValueError("embedded null byte")  # as a TERM with a NUL did before it was checked
 
-    monkeypatch.setattr(sshfront.subprocess, "Popen", broken_popen)
+    monkeypatch.setattr(guestpty.subprocess, "Popen", broken_popen)
     before = open_fds()
     for _ in range(20):
         session = sshfront.GameSession(front, Identity("mallory"))

@@ -26,6 +26,7 @@ from .widgets.core import GridWidget, count_style_changes
 from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+TIDY_DELAY = 1.0  # seconds from the start to tidying the data directory (see tidy_data)
 
 
 class DuckCoverApp(PlainKeys, App):
@@ -45,6 +46,7 @@ class DuckCoverApp(PlainKeys, App):
         self._too_small = None  # the TooSmallScreen, while shown
         self.saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="duckcover-save")
         self.claim = None  # storage.Claim: this process owns the game being played
+        self.tidied = False  # tidy_data submitted (once a run: see on_mount)
         self._save_problem: str | None = None  # the last save error told (told once, not per turn)
 
     def get_driver_class(self):
@@ -79,8 +81,9 @@ class DuckCoverApp(PlainKeys, App):
             self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)
         self.apply_theme()
         self.catch_signals()
-        if self.options.save:  # after the first frame: launch waits for none of it
-            self.call_after_refresh(self.saver.submit, self.tidy_data)
+        if self.options.save:  # well after the first frame: launch waits for none of it, and
+            # the saver's thread does not import SQLite while the first frame is being drawn
+            self.set_timer(TIDY_DELAY, self.tidy_once)
         if self.options.speed == "instant":
             self.animation_level = "none"
         if self.options.resume:
@@ -125,12 +128,17 @@ class DuckCoverApp(PlainKeys, App):
         key = new_bot_key() if seed is None else bot_key_for(seed)
         game = Game([s.name for s in seats], rules, new_seed() if seed is None else seed)
         self.controller = self.make_controller(game, list(seats), key)
-        if self.options.save:
-            from ..saves import storage
-
-            self.own_game(storage.claim(storage.new_game_path(self.data_root)))
-        self.save_game()
+        self.own_game(None)  # the game played before is let go now; this one's file comes next
+        # Its file is claimed and first written after the table's first frame (save_game gives
+        # the game a file): launch waits neither for the record format nor for the disk. A turn
+        # that ends sooner (a bot Captain at speed instant) saves, and so claims, first.
+        self.call_after_refresh(self.first_save, self.controller)
         self.show_table()
+
+    def first_save(self, controller: TurnController) -> None:
+        """A new game's first save (see start_game), unless a turn has saved it already."""
+        if controller is self.controller and self.claim is None and not controller.game.over:
+            self.save_game()
 
     def own_game(self, claim) -> None:
         """Play the game in `claim.path` from now on, letting go of the one played before."""
@@ -294,7 +302,7 @@ class DuckCoverApp(PlainKeys, App):
         # Written before the next turn starts (a few ms, no fsync): a kill at any moment
         # after a turn finds that turn on disk. Only the statistics go to a thread.
         record = ctl.record()
-        if self.claim is None:  # a game handed over without a file (tests): give it one
+        if self.claim is None:  # a new game (see start_game), or one handed over without a file (tests)
             self.own_game(storage.claim(storage.new_game_path(self.data_root)))
         try:
             if ctl.game.over:
@@ -342,6 +350,11 @@ class DuckCoverApp(PlainKeys, App):
         text = "\n".join(shown(line, 500) for line in str(message).split("\n")[:20])
         super().notify(text, title=shown(title, 80), severity=severity, timeout=timeout, markup=False)
 
+    def tidy_once(self) -> None:
+        if not self.tidied:
+            self.tidied = True
+            self.saver.submit(self.tidy_data)
+
     def tidy_data(self) -> None:
         """At start, in the saver's thread: remove what killed processes left behind, and add to
         the statistics any finished game a kill kept out of them."""
@@ -359,7 +372,12 @@ class DuckCoverApp(PlainKeys, App):
             self.tell_from_saver(t("notify.stats_failed", error=str(err)), "warning")
 
     def on_unmount(self) -> None:
-        """The app is closing: the game stays saved and another duckcover may now open it."""
+        """The app is closing: the game stays saved and another duckcover may now open it. A
+        run shorter than TIDY_DELAY tidies the data directory as it ends."""
+        if self.controller is not None:
+            self.first_save(self.controller)  # (a game ended before its first save is kept too)
+        if self.options.save:
+            self.tidy_once()
         if self.claim is not None:
             self.claim.release()
 

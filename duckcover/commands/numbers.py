@@ -61,17 +61,6 @@ def duration(low: float, high: float):
     return parse
 
 
-def host_port(text: str) -> tuple[str, int]:
-    """A parser type for HOST:PORT, where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464`
-    (every address); the port 0-65535 (0 picks a free one)."""
-    host, colon, port = text.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not colon or not port.isdigit() or int(port) > 65535 or any(c.isspace() for c in host):
-        raise argparse.ArgumentTypeError(f"takes HOST:PORT (127.0.0.1:9464, [::1]:9464), not {_quoted(text)}")
-    return host or "0.0.0.0", int(port)
-
-
 def _range(low, high, above: bool = False) -> str:
     low_text, high_text = (None if end is None else _number(end) for end in (low, high))
     if above:

@@ -98,11 +98,11 @@ def refusal_fields(err: object) -> dict:
     """A refusal as a guest is sent it: the English `text`, and where it has one its `code`
     and values, for the guest's app to say it in its player's language (docs/protocol.md)."""
     reason = reason_of(err) if isinstance(err, Exception) else err
-    fields: dict[str, Any] = {"text": shown(str(err), LABEL_MAX * 2)}
+    said: dict[str, Any] = {"text": shown(str(err), LABEL_MAX * 2)}
     code = getattr(reason, "code", None)
     if code:
-        fields.update(code=code, params={key: list(v) if isinstance(v, tuple) else v for key, v in reason.params.items()})
-    return fields
+        said.update(code=code, params={key: list(v) if isinstance(v, tuple) else v for key, v in reason.params.items()})
+    return said
 
 
 # --- the messages, as typed values ---------------------------------------------------------
@@ -123,16 +123,16 @@ def _field_refusal(kind: str, name: str, problem: str) -> Refusal:
     return Refusal("message-field", f"{kind}: {name} {problem}", field=name)
 
 
-def optional(refusal: tuple[str, str] | None = None, **params: Any) -> Any:
+def optional(refusal: Refusal | None = None) -> Any:
     """A field left out of the line when it is None (and None when a line leaves it out)."""
-    return field(default=None, metadata={"omit": True, "refusal": refusal, "params": params})
+    return field(default=None, metadata={"omit": True, "refusal": refusal})
 
 
-def checked(refusal: tuple[str, str], default: Any = MISSING, **params: Any) -> Any:
-    """A field whose wrong type is refused with its own refusal (code, English text)."""
+def checked(refusal: Refusal, default: Any = MISSING) -> Any:
+    """A field whose wrong type is refused with its own refusal."""
     if default is MISSING:
-        return field(metadata={"refusal": refusal, "params": params})
-    return field(default=default, metadata={"refusal": refusal, "params": params})
+        return field(metadata={"refusal": refusal})
+    return field(default=default, metadata={"refusal": refusal})
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ def decode_message(line: bytes, registry: dict[str, type[Message]], limit: int) 
 def from_json(data: dict, registry: dict[str, type[Message]]) -> Message:
     """A message from its JSON object (with "v" and "type"), every field checked."""
     kind = data.get("type")
-    if kind not in registry:
+    if not isinstance(kind, str) or kind not in registry:
         raise ProtocolError("unknown message type")
     body = {key: value for key, value in data.items() if key not in ("v", "type")}
     return _build(registry[kind], body, kind)
@@ -206,7 +206,7 @@ def _build(cls: type, data: dict, kind: str) -> Any:
         except _WrongType:
             refusal = f.metadata.get("refusal")
             if refusal:
-                raise FieldError(Refusal(*refusal, **f.metadata.get("params", {}))) from None
+                raise FieldError(refusal) from None
             raise FieldError(_field_refusal(kind, name, f"is not {_shape(hints[name])}")) from None
     return cls(**values)
 
@@ -251,7 +251,9 @@ def _check(value: Any, hint: Any, kind: str) -> Any:
             raise _WrongType
         return value
     if hint is float:
-        if type(value) not in (int, float) or not math.isfinite(value):
+        if type(value) is int:  # (a whole number beyond a float's range would not even convert)
+            return _check(value, int, kind)
+        if type(value) is not float or not math.isfinite(value):
             raise _WrongType
         return value
     raise TypeError(f"no check for {hint!r}")  # a field type this codec does not know: a bug here
@@ -329,26 +331,26 @@ class AskLobby(Message):
 @client_message("create")
 @dataclass(frozen=True)
 class Create(Message):
-    seats: tuple[str, ...] = checked(("seat-count", f"a table has {MIN_PLAYERS}-{BOX_PLAYERS} seats"),
-                                     low=MIN_PLAYERS, high=BOX_PLAYERS)
-    variants: tuple[str, ...] = checked(("variant-not-offered", "unknown variant"), default=())
-    options: JSON_OBJECT | None = optional(("table-options", "options are max_by, captain and variant_rounds"))
-    seed: int | None = optional(("seed-not-whole", "the seed is a whole number"))
+    seats: tuple[str, ...] = checked(Refusal("seat-count", f"a table has {MIN_PLAYERS}-{BOX_PLAYERS} seats",
+                                             low=MIN_PLAYERS, high=BOX_PLAYERS))
+    variants: tuple[str, ...] = checked(Refusal("variant-not-offered", "unknown variant"), default=())
+    options: JSON_OBJECT | None = optional(Refusal("table-options", "options are max_by, captain and variant_rounds"))
+    seed: int | None = optional(Refusal("seed-not-whole", "the seed is a whole number"))
     name: str | None = optional()
-    rated: bool = checked(("rated-not-bool", "rated is true or false"), default=True)
+    rated: bool = checked(Refusal("rated-not-bool", "rated is true or false"), default=True)
 
 
 @client_message("join")
 @dataclass(frozen=True)
 class Join(Message):
-    table: str = checked(("no-such-table", "no such table"))
+    table: str = checked(Refusal("no-such-table", "no such table"))
     seat: int | None = optional()
 
 
 @client_message("watch")
 @dataclass(frozen=True)
 class Watch(Message):
-    table: str = checked(("no-such-table", "no such table"))
+    table: str = checked(Refusal("no-such-table", "no such table"))
 
 
 @client_message("leave")

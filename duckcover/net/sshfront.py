@@ -1,10 +1,10 @@
 """The SSH front of `duckcover serve`: logins, refusals, and one table client per session.
 
-Each interactive session gets its own client process (duckcover.app.remote, forked from a warm
-parent or a fresh interpreter: duckcover.net.guests) on a fresh pty; the front only copies bytes
-between the SSH channel and that pty, and passes the client a token (in its environment) that
-the table server knows as this login. A crashed client takes
-only its own session down; the tables live in the server.
+Each interactive session gets its own process (`python -m duckcover.app.remote`) on a fresh
+pty (guestpty.py, shared with the web door); the front only copies bytes between the SSH
+channel and that pty, and passes the client a token (in its environment) that the table server
+knows as this login. A crashed client takes only its own session down; the tables live in the
+server.
 
 Only the game is served: an exec request, a subsystem (sftp), a session without a pty, port,
 agent and X11 forwarding are all refused (the first three with one line, the forwarding by the
@@ -12,78 +12,30 @@ SSH protocol's own refusal). There is never a shell.
 """
 from __future__ import annotations
 
-import asyncio
-import errno
-import ipaddress
 import os
-import signal
-import subprocess
-import sys
-import unicodedata
 from pathlib import Path
 
 import asyncssh
 
 from ..common.files import read_bounded, why
 from ..common.i18n import t
-from ..common.untrusted import NAME_MAX, shown
-from .admission import CodeGuesses
-from .guests import CLIENT_ADDRESS_SPACE, CLIENT_CPU_SECONDS, Guests, inherited_env, limit_client, set_window  # noqa: F401
-from .hostlog import ENV_VAR as LOG_FORMAT_VAR
-from .server import TableServer
-from .sessions import CODE_PREFIX, Identity, login_identity
+from ..common.untrusted import shown
+from .guestpty import (CLIENT_ADDRESS_SPACE, CLIENT_CPU_SECONDS, CODE_WAITING_PER_SOURCE,  # noqa: F401 - the
+                       MAX_COLUMNS, MAX_ROWS, RESIZE_DELAY, WILDCARDS, Front, GuestSession,  # names tests and
+                       clamped_size, limit_client, reached_host, safe_term, source_of,  # benchmarks know here
+                       visible_name)
+from .sessions import Identity, login_identity
 
-INPUT_BUFFER_MAX = 64 * 1024  # keystrokes beyond this, waiting for the client to read, are dropped
 PREAUTH_EXTRA = 256  # connections beyond --max-connections still told "full" in a line; more are cut
 AUTHORIZED_KEYS_MAX = 1024 * 1024  # bytes read of an --authorized-keys file
 LOGIN_TIMEOUT = 10  # seconds from the TCP connection to a finished login; then it is cut
 LISTEN_BACKLOG = 1024  # a burst of connections waits in the kernel to be accepted (and counted)
 PREAUTH_PER_SOURCE = 8  # connections not yet logged in from one address (an IPv6 /64) at once
-CODE_WAITING_PER_SOURCE = 2  # coded logins from one address waiting their turn at once: the rest
-# are refused, so one address queueing guesses cannot hold the session slots others need
-MAX_COLUMNS, MAX_ROWS = 500, 200  # a window larger than any real terminal is clamped to this
-TERM_MAX = 64  # characters of a TERM name; anything else (a NUL, a control) becomes xterm-256color
-RESIZE_DELAY = 0.05  # seconds: resizes closer together than this reach the client as one
 
 NO_COMMANDS = "duckcover: this server only runs the game; connect without a command: ssh -p {port} {host}"
 NEEDS_PTY = "duckcover: the game needs a terminal; connect with: ssh -t -p {port} {host}"
-FULL = "duckcover: the server is full ({limit} players); please try again later."
 INVISIBLE_NAME = ("duckcover: a login name needs a visible letter, digit or sign; "
                   "connect with: ssh -p {port} NAME@{host}")
-CANNOT_START = "duckcover: cannot start the game here; please try again later."
-
-
-def source_of(peer: str | None) -> str:
-    """The address a per-source limit counts under: an IPv4 address, or the /64 of an IPv6 one
-    (one machine commonly holds a whole /64)."""
-    try:
-        address = ipaddress.ip_address(peer or "")
-    except ValueError:
-        return str(peer)
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
-
-
-def clamped_size(width: int, height: int) -> tuple[int, int]:
-    """A window size as the client's pty gets it: 0 means the default, more than a real
-    terminal has is cut to MAX_COLUMNS x MAX_ROWS (a huge screen costs the client memory)."""
-    return (min(width or 80, MAX_COLUMNS), min(height or 24, MAX_ROWS))
-
-
-def safe_term(term: str | None) -> str:
-    """The TERM name handed to the client: printable ASCII of a sane length, else a default."""
-    if term and len(term) <= TERM_MAX and term.isascii() and term.isprintable() and " " not in term:
-        return term
-    return "xterm-256color"
-
-
-def visible_name(name: str) -> bool:
-    """Whether a login name shows something: at least one letter, digit, punctuation or symbol
-    (a name of only U+200B, spaces, format characters or combining marks shows blank)."""
-    return any(unicodedata.category(char)[0] in "LNPS" for char in name)
 
 
 def load_host_key(path: Path) -> asyncssh.SSHKey:
@@ -120,47 +72,6 @@ def read_authorized_keys(path: Path) -> set[str]:
     if not found:
         raise ValueError(f"--authorized-keys {path}: no public key found")
     return found
-
-
-class Front:
-    """The shared state of the SSH front: limits, the table server, the running sessions."""
-
-    def __init__(self, tables: TableServer, socket_path: Path, max_connections: int,
-                 authorized: set[str] | None, port: int, host: str, speed: str = "normal",
-                 guests: Guests | None = None) -> None:
-        self.tables = tables
-        self.guests = guests or Guests("fresh")  # how each session's client process starts
-        self.socket_path = socket_path
-        self.max_connections = max_connections
-        self.authorized = authorized
-        self.port, self.host = port, host
-        self.speed = speed  # every session's table screen paces its reveals so
-        self.connections = 0
-        self.sessions: set[GameSession] = set()
-        self.preauth: dict[str, int] = {}  # source -> connections from it not yet logged in
-        self.guesses = CodeGuesses()  # wrong return codes per source, and the wait they cost
-        self.code_waiting: dict[str, int] = {}  # source -> its coded logins waiting their turn now
-        # The server's stderr, lent to each client (whose own stderr is the guest's terminal):
-        # a client that stops on an error says so there (duckcover.app.remote.report_crash).
-        try:
-            self.log_fd: int | None = os.dup(sys.stderr.fileno())
-        except (OSError, ValueError, AttributeError):
-            self.log_fd = None
-
-    def log(self, text: str, event: str = "login", guest: str | None = None, address: str | None = None) -> None:
-        """One line for the host's log (guest text in it is shown escaped and bounded)."""
-        self.tables.log.say(event, text, guest=guest, address=address)
-
-    def refused(self, reason: str, text: str | None = None, guest: str | None = None,
-                address: str | None = None) -> None:
-        """A login turned away: counted by its reason (metrics), and logged if `text` says how."""
-        self.tables.metrics.refused(reason)
-        if text is not None:
-            self.log(text, "refused", guest, address)
-
-    def stop_sessions(self) -> None:
-        for session in list(self.sessions):
-            session.stop()
 
 
 class GameSSHServer(asyncssh.SSHServer):
@@ -239,22 +150,15 @@ class GameSSHServer(asyncssh.SSHServer):
         return GameSession(self.front, login_identity(user, self.key_fingerprint), self.peer)
 
 
-class GameSession(asyncssh.SSHServerSession):
+class GameSession(GuestSession, asyncssh.SSHServerSession):
+    """An SSH guest's session: what the channel asks for, then the shared GuestSession."""
+
+    door = "ssh"
+
     def __init__(self, front: Front, identity: Identity, peer: str | None = None) -> None:
-        self.front = front
-        self.identity = identity
-        self.peer = peer
+        GuestSession.__init__(self, front, identity, peer)
         self.chan = None
-        self.term: str | None = None
-        self.size = (80, 24)
-        self.refusal: str | None = None
-        self.proc = None  # the client's process (a subprocess.Popen, or a guests.ForkedClient)
-        self.master: int | None = None
-        self.pending = bytearray()
-        self.token: str | None = None
-        self.reading = False
-        self.resize: asyncio.TimerHandle | None = None
-        self.code_check: asyncio.Task | None = None  # a coded login's wait and check (check_code)
+        self.refusal_line: str | None = None  # an exec request: said in one line instead of the game
 
     def connection_made(self, chan) -> None:
         self.chan = chan
@@ -269,7 +173,7 @@ class GameSession(asyncssh.SSHServerSession):
         return True
 
     def exec_requested(self, command: str) -> bool:
-        self.refusal = NO_COMMANDS
+        self.refusal_line = NO_COMMANDS
         return True  # accepted only to say why, in one line, and close
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -285,267 +189,61 @@ class GameSession(asyncssh.SSHServerSession):
         return False
 
     def session_started(self) -> None:
-        front = self.front
-        host = front.host if front.host not in ("0.0.0.0", "::", "") else "HOST"
-        reason = "command" if self.refusal is not None else None
-        if self.refusal is None and self.term is None:
-            self.refusal, reason = NEEDS_PTY, "no-pty"
-        if self.refusal is None and not visible_name(self.identity.user):
-            self.refusal, reason = INVISIBLE_NAME, "invisible-name"
-        if self.refusal is None and len(front.sessions) >= front.max_connections:
-            self.refusal, reason = FULL, "full"
-        line = None if self.refusal is None else self.refusal.format(port=front.port, host=host,
-                                                                       limit=front.max_connections)
-        if line is None:  # the host's bans, a draining server (admission.py: every door asks the same)
-            refused = front.tables.refused_login(self.peer, self.identity)
-            if refused is not None:
-                reason, line = refused
-                front.log(f"a login as {self.identity.user!r} from {self.peer} refused: {reason}", "refused",
-                          self.identity.user, self.peer)
-        if line is None and self.name_in_play():  # (the name is the guest's: never a format string)
-            line = t("net.name_in_play", name=shown(self.identity.user, NAME_MAX), port=front.port, host=host)
-            reason = "name-in-play"
+        line, reason = self.refusal_line, "command"
+        if line is None and self.term is None:
+            line, reason = NEEDS_PTY, "no-pty"
         if line is not None:
-            front.refused(reason)
-            self.chan.write((line + "\r\n").encode())
-            self.chan.exit(1)
+            self.front.refused(reason)
+            self.say_and_end(line.format(port=self.front.port, host=self.shown_host()))
             return
-        front.sessions.add(self)
-        if self.identity.key is not None and self.identity.key.startswith(CODE_PREFIX):
-            self.code_check = asyncio.get_running_loop().create_task(self.check_code())
-        else:
-            self.start()
+        self.admit()
 
-    def name_in_play(self) -> bool:
-        """Whether this login's name is already playing, from another live session, at a table
-        this login does not own: a second plain `ben` beside the seated one would be shown as
-        "ben" too (his own return code or key still brings him back)."""
-        identity = self.identity
-        if identity.key is not None and identity.key.startswith(CODE_PREFIX):
-            return False  # the code decides (check_code)
-        if not any(other.identity.user == identity.user for other in self.front.sessions if other is not self):
-            return False  # the name's other session is gone: its seat waits (the lobby says how to get it back)
-        return self.front.tables.seated_elsewhere(identity)
+    def shown_host(self) -> str:
+        host = self.front.host
+        return host if host not in WILDCARDS else "HOST"
 
-    async def check_code(self) -> None:
-        """A keyless login with a return code (`ben+K7Q2XY`): from an address that sent wrong
-        codes, it waits its turn first (admission.CodeGuesses: 1 s, 2 s, 4 s ... per address,
-        asleep on the event loop, so nobody else waits); a wrong one is logged and counted.
-        Either way the guest then gets the game (the lobby says what a wrong code means)."""
-        front, source = self.front, source_of(self.peer)
-        if front.guesses.admit(source, book=False) > 0 and front.code_waiting.get(source, 0) >= CODE_WAITING_PER_SOURCE:
-            front.refused("code-queue", f"a login with a return code as {self.identity.user!r} from {source} refused: "
-                          f"{CODE_WAITING_PER_SOURCE} from there are waiting already", self.identity.user, self.peer)
-            self.stop()
-            self.chan.write((t("net.code_queue_full", waiting=CODE_WAITING_PER_SOURCE) + "\r\n").encode())
-            self.chan.exit(1)
-            return
-        wait = front.guesses.admit(source)
-        if wait > 0:
-            front.log(f"a login with a return code as {self.identity.user!r} from {source} "
-                      f"waits {wait:.0f} s (wrong codes came from there)")
-            front.code_waiting[source] = front.code_waiting.get(source, 0) + 1
-            try:
-                self.chan.write((t("net.code_wait", seconds=round(wait)) + "\r\n").encode())
-                await asyncio.sleep(wait)
-            except OSError:
-                return
-            finally:
-                left = front.code_waiting.pop(source, 1) - 1
-                if left > 0:
-                    front.code_waiting[source] = left
-            if self not in front.sessions:
-                return  # the guest left while waiting
-        if not front.tables.holds_seat(self.identity):
-            wrong = front.guesses.wrong(source)
-            front.log(f"a wrong return code for {self.identity.user!r} from {source} (wrong codes from there: "
-                      f"{wrong}; its next login with a code waits {front.guesses.wait(wrong):.0f} s)")
-        self.start()
+    def invisible_name_line(self) -> str:
+        return INVISIBLE_NAME.format(port=self.front.port, host=self.shown_host())
 
-    def start(self) -> None:
-        front = self.front
-        try:
-            self.start_client()
-        except Exception as err:  # noqa: BLE001 - whatever a guest sent, the server stays up
-            front.refused("cannot-start", f"a session of {self.identity.user!r} did not start: {type(err).__name__}: {err}",
-                          self.identity.user, self.peer)
-            self.stop()  # its pty, its process and its token: nothing is left behind
-            try:
-                self.chan.write((CANNOT_START + "\r\n").encode())
-                self.chan.exit(1)
-            except OSError:
-                pass
+    def name_in_play_line(self) -> str:  # (the name is the guest's: never a format string)
+        return t("net.name_in_play", name=self.shown_name(), port=self.front.port, host=self.shown_host())
 
-    # --- the client process on its pty -------------------------------------------------
-    def start_client(self) -> None:
-        self.token = self.front.tables.issue_token(self.identity, self.peer, door="ssh", end=self.ended_by_host)
-        env = {
-            **inherited_env(),
-            "TERM": self.term,
-            "COLORTERM": "truecolor" if "256" in (self.term or "") or "direct" in (self.term or "") else "",
-            "DUCKCOVER_SOCKET": str(self.front.socket_path),
-            "DUCKCOVER_TOKEN": self.token,
-            "DUCKCOVER_DATA": str(self.front.tables.data_dir),
-            "DUCKCOVER_SPEED": self.front.speed,
-            # How the guest reached us, for the way back the client shows ("ssh -p 2222 ben+K7Q2XY@host").
-            "DUCKCOVER_SSH_PORT": str(self.front.port),
-            "DUCKCOVER_SSH_HOST": self.reached_host(),
-            LOG_FORMAT_VAR: self.front.tables.log.fmt,  # a client's error line, in the server log's form
-        }
-        guest = self.front.guests.start(env, self.size, self.front.log_fd)
-        self.proc, self.master = guest.proc, guest.master
-        os.set_blocking(self.master, False)
-        self.resume_reading()
+    # --- how bytes and lines reach the guest --------------------------------------------
+    def send_output(self, data: bytes) -> None:
+        self.chan.write(data)
+
+    def say_and_end(self, line: str, status: int = 1) -> None:
+        self.chan.write((line + "\r\n").encode())
+        self.chan.exit(status)
+
+    def ended(self, status: int) -> None:
+        self.chan.exit(status)
+
+    def way_back(self) -> dict[str, str]:
+        # How the guest reached us, for the way back the client shows ("ssh -p 2222 ben+K7Q2XY@host").
+        return {"DUCKCOVER_SSH_PORT": str(self.front.port), "DUCKCOVER_SSH_HOST": self.reached_host()}
 
     def reached_host(self) -> str:
-        """The host a guest types to come back: the address we listen on, or where a wildcard
-        listener was reached (the guest may know it by a name we cannot know)."""
-        if self.front.host not in ("0.0.0.0", "::", ""):
-            return self.front.host
         try:
-            return str((self.chan.get_extra_info("sockname") or ("HOST",))[0])
+            sockname = self.chan.get_extra_info("sockname")
         except (AttributeError, OSError):
-            return "HOST"
-
-    def set_size(self) -> None:
-        if self.master is None:
-            return
-        set_window(self.master, self.size)
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.kill(self.proc.pid, signal.SIGWINCH)
-            except ProcessLookupError:
-                pass
+            sockname = None
+        return reached_host(self.front.host, sockname)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        # A flood of resizes reaches the client as one: each would cost it a whole repaint.
-        self.size = clamped_size(width, height)
-        if self.resize is None:
-            self.resize = asyncio.get_running_loop().call_later(RESIZE_DELAY, self.resized)
-
-    def resized(self) -> None:
-        self.resize = None
-        try:
-            self.set_size()
-        except OSError:
-            pass  # the pty is going away
-
-    def resume_reading(self) -> None:
-        if self.master is not None and not self.reading:
-            asyncio.get_running_loop().add_reader(self.master, self.from_client)
-            self.reading = True
+        self.resize_to(width, height)
 
     def pause_writing(self) -> None:
-        # The SSH peer is slow: stop reading the client's output, so its pty fills and it waits.
-        if self.master is not None and self.reading:
-            asyncio.get_running_loop().remove_reader(self.master)
-            self.reading = False
+        self.pause_reading()  # the SSH peer is slow: its client's pty fills and it waits
 
     def resume_writing(self) -> None:
         self.resume_reading()
 
-    def from_client(self) -> None:
-        try:
-            data = os.read(self.master, 65536)
-        except BlockingIOError:
-            return
-        except OSError:  # EIO: the client closed its terminal (it has ended)
-            data = b""
-        if data:
-            try:
-                self.chan.write(data)
-            except OSError:  # the SSH side has already closed
-                self.stop()
-            return
-        self.client_ended()
-
-    def client_ended(self) -> None:
-        """The client closed its terminal: it has ended (or is ending; reaped off the loop)."""
-        status = self.proc.poll() if self.proc is not None else 0
-        if status is None:
-            asyncio.get_running_loop().run_in_executor(None, _reap, self.proc)
-            status = 0
-        self.close_pty()
-        try:
-            self.chan.exit(0 if status == 0 else 1)
-        except OSError:
-            pass
-
     def data_received(self, data: bytes, datatype) -> None:
-        if self.master is None:
-            return
-        room = INPUT_BUFFER_MAX - len(self.pending)
-        self.pending += data[:max(0, room)]  # a flood beyond the buffer is dropped, not queued
-        self.to_client()
-
-    def to_client(self) -> None:
-        loop = asyncio.get_running_loop()
-        while self.pending and self.master is not None:
-            try:
-                written = os.write(self.master, self.pending[:4096])
-            except BlockingIOError:
-                break
-            except OSError as err:
-                if err.errno != errno.EAGAIN:
-                    self.pending.clear()
-                break
-            del self.pending[:written]
-        if self.master is None:
-            return
-        if self.pending:
-            loop.add_writer(self.master, self.to_client)
-        else:
-            loop.remove_writer(self.master)
-
-    def close_pty(self) -> None:
-        self.front.sessions.discard(self)
-        if self.resize is not None:
-            self.resize.cancel()
-            self.resize = None
-        if self.token is not None:
-            self.front.tables.revoke_token(self.token)
-        if self.master is not None:
-            loop = asyncio.get_running_loop()
-            loop.remove_reader(self.master)
-            loop.remove_writer(self.master)
-            os.close(self.master)
-            self.master = None
-
-    def stop(self) -> None:
-        """End the client (the connection is gone or the server is stopping)."""
-        if self.code_check is not None:
-            self.code_check.cancel()  # a guest who left during the wait: nothing more starts
-        proc = self.proc
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGHUP)
-            except ProcessLookupError:
-                pass
-            asyncio.get_running_loop().run_in_executor(None, _reap, proc)
-        self.close_pty()
+        self.keys(data)
 
     def connection_lost(self, exc) -> None:
         self.stop()
-
-    def ended_by_host(self, line: str) -> None:
-        """The host ended this session (duckcover admin kick or ban) and its client has not
-        ended by itself: stop it, say why on the guest's terminal, close the connection."""
-        if self not in self.front.sessions:
-            return  # it ended already (its client closed when it was told)
-        self.stop()
-        try:
-            self.chan.write((line + "\r\n").encode())
-            self.chan.exit(1)
-        except OSError:
-            pass
-
-
-def _reap(proc: subprocess.Popen) -> None:
-    try:
-        proc.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 async def start(front: Front, host: str, port: int, host_key: asyncssh.SSHKey):

@@ -11,12 +11,10 @@ folder (installed as `duckcover_bots`) and are registered as entry points in pyp
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import inspect
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,6 +24,18 @@ from .difficulty import DIFFICULTIES
 
 GROUP = "duckcover.bots"
 BUILTIN_PACKAGE = "duckcover_bots"  # where this distribution's own bots live
+# This distribution's own entry points, as pyproject.toml declares them (a test holds the two
+# equal): a built-in bot is found without reading every installed distribution's metadata
+# (importlib.metadata and its scan were tens of milliseconds of `duckcover play`'s launch).
+# No other distribution's entry point of the same name shadows one of them.
+BUILTIN_BOTS: dict[str, str] = {
+    "random": "duckcover_bots.random_bot:RandomBot",
+    "greedy": "duckcover_bots.greedy:GreedyBot",
+    "expert": "duckcover_bots.expert:ExpertBot",
+    "novice": "duckcover_bots.ladder:NoviceBot",
+    "casual": "duckcover_bots.ladder:CasualBot",
+    "master": "duckcover_bots.master:MasterBot",
+}
 
 
 class BotLoadError(DuckError):
@@ -43,12 +53,16 @@ _PRIMED: dict | None = None  # a bot process reads the entry points once, before
 
 
 def registered() -> dict:
-    """Entry points of the `duckcover.bots` group by name (first distribution wins)."""
+    """Entry points of the `duckcover.bots` group by name (first distribution wins, but never
+    over a built-in bot's name: see BUILTIN_BOTS)."""
     if _PRIMED is not None:
         return _PRIMED
+    from importlib.metadata import entry_points
+
     found: dict = {}
     for ep in entry_points(group=GROUP):
-        found.setdefault(ep.name, ep)
+        if ep.name not in found or BUILTIN_BOTS.get(ep.name) == ep.value:
+            found[ep.name] = ep
     return found
 
 
@@ -103,9 +117,7 @@ def is_builtin(spec: str) -> bool:
     """A bot that comes with duckcover (by name or difficulty): it may run in the game's process."""
     if not isinstance(spec, str):
         return False
-    name = DIFFICULTIES.get(spec.strip(), spec.strip())
-    ep = registered().get(name) if name.isidentifier() else None
-    return ep is not None and ep.value.startswith(BUILTIN_PACKAGE + ".")
+    return DIFFICULTIES.get(spec.strip(), spec.strip()) in BUILTIN_BOTS
 
 
 def is_installed(spec: str) -> bool:
@@ -114,7 +126,7 @@ def is_installed(spec: str) -> bool:
     if not isinstance(spec, str):
         return False
     name = DIFFICULTIES.get(spec.strip(), spec.strip())
-    return name.isidentifier() and name in registered()
+    return name in BUILTIN_BOTS or (name.isidentifier() and name in registered())
 
 
 def resolve_bot(spec: str, seed: int = 0, budget: int | None = None, time_limit: float | None = None) -> Bot:
@@ -135,6 +147,8 @@ def instantiate(cls: type[Bot], spec: str, seed: int = 0, budget: int | None = N
 
 # --- the three ways in ---------------------------------------------------------------------------
 def _from_entry_point(name: str) -> tuple[type[Bot], str]:
+    if name in BUILTIN_BOTS:
+        return _builtin(name)
     eps = registered()
     ep = eps.get(name)
     if ep is None:
@@ -145,6 +159,19 @@ def _from_entry_point(name: str) -> tuple[type[Bot], str]:
     except Exception as err:  # noqa: BLE001
         raise BotLoadError(f"bot {name!r} ({ep.value}): cannot load: {_describe(err)}") from None
     return _check_class(obj, name), _entry_point_source(ep)
+
+
+def _builtin(name: str) -> tuple[type[Bot], str]:
+    """A built-in bot, loaded as its entry point would be, and said the same way."""
+    from .. import __version__
+
+    value = BUILTIN_BOTS[name]
+    module_name, _, attr = value.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except Exception as err:  # noqa: BLE001
+        raise BotLoadError(f"bot {name!r} ({value}): cannot load: {_describe(err)}") from None
+    return _check_class(obj, name), f"entry point {name} = {value} (duckcover {__version__})"
 
 
 def _from_module(module_name: str, attr: str) -> type[Bot]:
@@ -166,6 +193,8 @@ def _from_file(path_text: str, attr: str | None) -> tuple[type[Bot], str]:
         raise BotLoadError(f"bot {label!r}: no such file {path_text}")
     resolved = path.resolve()
     # One module per file, under a private name, so loading the same file twice reuses it.
+    import hashlib
+
     name = "duckcover_file_bot_" + hashlib.sha1(str(resolved).encode()).hexdigest()[:12]
     module = sys.modules.get(name)
     if module is None:
@@ -294,6 +323,8 @@ _cached_identity = bot_identity
 
 
 def _source_hash(path) -> str | None:
+    import hashlib
+
     if path is None:
         return None
     return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

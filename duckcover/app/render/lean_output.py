@@ -33,6 +33,13 @@ HARMLESS = ("\x1b[?25", "\x1b[?1000", "\x1b[?1003", "\x1b[?1015", "\x1b[?1006", 
 # where it goes: a break right before a move does nothing the move does not redo (it never
 # scrolls, the last line has none), and dropping it keeps the line's colours on for the next.
 LINE_BREAK_BEFORE_MOVE = re.compile(r"\r?\n(?=\x1b\[[0-9;]*[Hf])")
+# A run of blanks is erased (ECH, `ESC[<n>X`: the cells take the background in force, the cursor
+# stays) where that is shorter, on the terminals known to erase with the background colour
+# (terminfo's `bce`: xterm and the terminals that call themselves xterm-*, which Textual's
+# output assumes anyway); a blank shows only its background and these attributes.
+BLANKS = re.compile(r" {5,}")
+SHOWN_ON_A_BLANK = frozenset("45789")  # underline, blink, reverse, conceal... (strike: 9)
+ERASES_WITH_BACKGROUND = ("xterm",)
 
 
 class _Memo(dict):
@@ -126,6 +133,30 @@ def sgr(codes: list[str]) -> str:
     return "\x1b[" + ";".join(codes) + "m"
 
 
+def skip(cells: int) -> str:
+    """The cursor moved `cells` to the right."""
+    return f"\x1b[{cells}C" if cells > 1 else "\x1b[C"
+
+
+def skip_length(cells: int) -> int:
+    return 3 if cells == 1 else 3 + len(str(cells))
+
+
+def move(at: tuple[int, int] | None, to: tuple[int, int]) -> str:
+    """The shortest sequence taking the cursor from `at` (None: not known) to `to`: absolute,
+    or up or down and then right, to the line's start (CR) or to a column. After a character
+    in the last column the cursor is not where `at` says (one further), so a move left is never
+    counted from it."""
+    x, y = to
+    absolute = f"\x1b[{y + 1}H" if x == 0 else f"\x1b[{y + 1};{x + 1}H"
+    if at is None:
+        return absolute
+    across, down = x - at[0], y - at[1]
+    rows = "" if not down else "\x1b[" + (str(abs(down)) if abs(down) > 1 else "") + ("B" if down > 0 else "A")
+    columns = "" if not across else skip(across) if across > 0 else "\r" if x == 0 else f"\x1b[{x + 1}G"
+    return min(rows + columns, absolute, key=len)
+
+
 class LeanStream:
     """Rewrites what is written to one terminal, following its drawing state across writes.
 
@@ -135,7 +166,8 @@ class LeanStream:
     not one cell wide, a move it does not track) makes it forget the cells concerned, which
     are then sent as written. A resize must call `forget` (the terminal may have redrawn)."""
 
-    def __init__(self) -> None:
+    def __init__(self, erase: bool = False) -> None:
+        self.erase = erase  # runs of blanks may be erased (see BLANKS)
         self.have: State = RESET  # what the terminal has
         self.want: State = RESET  # what the next text needs
         # What the terminal shows, row by row: characters ("\0" where unknown) and their styles.
@@ -207,29 +239,61 @@ class LeanStream:
         elif shown.count("\0") == len(text) or self.want is None:  # none of it is: the whole run
             self.draw(text, out, x, y)
         else:
-            start = None  # a run of cells that differ
-            for index, char in enumerate(text):
-                same = chars[x + index] == char and styles[x + index] == self.want
-                if not same and start is None:
-                    start = index
-                elif same and start is not None:
-                    self.draw(text[start:index], out, x + start, y)
-                    start = None
-            if start is not None:
-                self.draw(text[start:], out, x + start, y)
+            for start, stop in self.runs_to_draw(text, chars[x:end], styles[x:end]):
+                self.draw(text[start:stop], out, x + start, y)
             self.cursor = (end, y)
+
+    def runs_to_draw(self, text: str, chars: list[str], styles: list[State]) -> list[tuple[int, int]]:
+        """(start, stop) of the runs of `text` that differ from the cells under it; a gap of
+        cells already shown between two runs is drawn again where its characters take fewer
+        bytes than the cursor's skip over them (`ESC[C` is three bytes, a letter one)."""
+        runs: list[list[int]] = []
+        for index, char in enumerate(text):
+            if chars[index] == char and styles[index] == self.want:
+                continue
+            if runs and runs[-1][1] == index:
+                runs[-1][1] = index + 1
+            elif runs and len(text[runs[-1][1]:index].encode()) <= skip_length(index - runs[-1][1]):
+                runs[-1][1] = index + 1
+            else:
+                runs.append([index, index + 1])
+        return [(start, stop) for start, stop in runs]
 
     def draw(self, text: str, out: list[str], x: int, y: int) -> None:
         """Send `text` (one cell per character) to be drawn at (x, y)."""
         self.cursor = (x, y)
         self.place(out)
-        self.settle(out)
-        out.append(text)
+        if text.strip(" "):
+            self.settle(out)
+        else:
+            self.settle_blank(out)
         end = x + len(text)
+        if self.erase and "     " in text and self.want is not None and not self.want[0] & SHOWN_ON_A_BLANK:
+            self.draw_erasing(text, out, x, y)
+        else:
+            out.append(text)
+            self.at = (end, y)
         chars, styles = self.row(y, end)
         chars[x:end] = text if self.want is not None else "\0" * len(text)
         styles[x:end] = [self.want] * len(text)
-        self.cursor = self.at = (end, y)
+        self.cursor = (end, y)
+
+    def draw_erasing(self, text: str, out: list[str], x: int, y: int) -> None:
+        """`text` sent with its long runs of blanks erased where that takes fewer bytes, and the
+        terminal's cursor followed (an erase leaves it where it is)."""
+        done, cursor = 0, x  # the text sent so far; where the terminal's cursor is
+        for run in BLANKS.finditer(text):
+            cells, last = len(run.group()), run.end() == len(text)
+            erase = f"\x1b[{cells}X"
+            if len(erase) + (0 if last else skip_length(cells)) >= cells:
+                continue
+            out.append(text[done:run.start()])
+            out.append(erase if last else erase + skip(cells))
+            done, cursor = run.end(), x + (run.start() if last else run.end())
+        if done < len(text):
+            out.append(text[done:])
+            cursor = x + len(text)
+        self.at = (cursor, y)
 
     def row(self, y: int, end: int) -> tuple[list[str], list[State]]:
         chars, styles = self.chars.setdefault(y, []), self.styles.setdefault(y, [])
@@ -264,16 +328,29 @@ class LeanStream:
         """Bring the terminal's cursor to Textual's, the shortest way."""
         if self.cursor is None or self.cursor == self.at:
             return
-        x, y = self.cursor
-        if self.at is not None and self.at[1] == y and self.at[0] < x:
-            out.append(f"\x1b[{x - self.at[0]}C" if x - self.at[0] > 1 else "\x1b[C")
-        else:
-            out.append(f"\x1b[{y + 1};{x + 1}H")
+        out.append(move(self.at, self.cursor))
         self.at = self.cursor
 
     def settle(self, out: list[str]) -> None:
         out.append(change(self.have, self.want))
         self.have = self.want
+
+    def settle_blank(self, out: list[str]) -> None:
+        """Before blanks: only what shows on a blank (its background, SHOWN_ON_A_BLANK) is made
+        what Textual wants; the foreground, bold and the like stay as they are, for the next
+        text to change if it needs to (Textual says them again around every run of padding)."""
+        have, want = self.have, self.want
+        if have is None or want is None:
+            self.settle(out)
+            return
+        blank = ((have[0] - SHOWN_ON_A_BLANK) | (want[0] & SHOWN_ON_A_BLANK), have[1], want[2])
+        out.append(change(have, blank))
+        self.have = blank
+
+
+def new_stream() -> LeanStream:
+    """A stream for the terminal this process writes to (its TERM says whether it erases)."""
+    return LeanStream(erase=os.environ.get("TERM", "").startswith(ERASES_WITH_BACKGROUND))
 
 
 def lean_driver(base: type) -> type:
@@ -286,7 +363,7 @@ def lean_driver(base: type) -> type:
         direct = False
 
         def write(self, data: str) -> None:
-            stream = self.__dict__.setdefault("_lean", LeanStream())
+            stream = self.__dict__.get("_lean") or self.__dict__.setdefault("_lean", new_stream())
             text = stream.lean(data)
             if self.direct:
                 self.write_now(text)
@@ -309,7 +386,7 @@ def lean_driver(base: type) -> type:
 
         def forget_screen(self) -> None:
             """The terminal was resized (it may have redrawn): send the next frame whole."""
-            self.__dict__.setdefault("_lean", LeanStream()).forget()
+            (self.__dict__.get("_lean") or self.__dict__.setdefault("_lean", new_stream())).forget()
 
     LeanDriver.__name__ = LeanDriver.__qualname__ = f"Lean{base.__name__}"
     return LeanDriver
