@@ -522,3 +522,39 @@ async def test_drain_wait_returns_when_the_server_has_exited_0(tmp_path):
             proc.kill()
     code, _, err = await admin(tmp_path, "drain")
     assert code == 2 and "no duckcover serve is running" in err
+
+
+async def test_through_the_web_door_a_banned_address_or_name_and_a_drain_are_refused_in_one_line(tmp_path):
+    from test_serve_web import log_in, open_ws, until_closed
+
+    import aiohttp
+    from aiohttp.test_utils import TestServer
+
+    from duckcover.net import webfront
+    from duckcover.net.guestpty import Front
+    from duckcover.net.server import TableServer
+
+    tables = TableServer(tmp_path, pace=0)
+    await tables.start(tmp_path / "tables.sock")
+    front = Front(tables, tmp_path / "tables.sock", 4, None, 2222, "127.0.0.1", "instant")
+    server = TestServer(webfront.WebDoor(front, idle_timeout=30, login_timeout=5).app(), host="127.0.0.1")
+    await server.start_server()
+    try:
+        async with aiohttp.ClientSession() as session:
+            for setup, name, words in ((lambda: tables.bans.add("127.0.0.0/8"), "wendy", BANNED_LINE),
+                                       (lambda: (tables.bans.remove("127.0.0.0/8"), tables.bans.add("Mallory")),
+                                        "mallory", BANNED_LINE),
+                                       (lambda: setattr(tables, "draining", True), "wendy", DRAINING_LINE)):
+                setup()
+                async with await open_ws(session, server) as ws:
+                    await log_in(ws, name)
+                    seen = bytearray()
+                    await until_closed(ws, seen)
+                    assert bytes(seen) == (words + "\r\n").encode(), name
+        page = tables.metrics.page().decode()
+        assert 'duckcover_logins_refused_total{reason="banned"} 2.0' in page
+        assert 'duckcover_logins_refused_total{reason="draining"} 1.0' in page
+    finally:
+        front.stop_sessions()
+        await server.close()
+        await tables.close()
