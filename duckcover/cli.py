@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("play", "replay", "review", "arena", "bots", "stats", "serve")
+COMMANDS = ("play", "replay", "review", "arena", "bots", "stats", "serve", "admin")
 
 
 class UsageError(Exception):

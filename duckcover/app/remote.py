@@ -234,6 +234,10 @@ class RemoteTable(TurnController):
 
 
 # --- the app -----------------------------------------------------------------------------
+ANNOUNCE_MAX = 200  # characters of the host's announcement shown (the server sends no more)
+ANNOUNCE_SECONDS = 60  # how long it stays on screen
+
+
 class RemoteApp(CrashKept, DuckCoverApp):
     """The client of one SSH session: no save, no statistics, no bots here (the server has them)."""
 
@@ -378,13 +382,31 @@ class RemoteApp(CrashKept, DuckCoverApp):
                 self.push_screen(CreateTableScreen())
         elif isinstance(message, p.Error):
             self.notify(peer_refusal_text(p.to_json(message)), severity="error", markup=False)
+        elif isinstance(message, p.Announce):
+            self.announce(message)
         elif isinstance(message, p.Bye):
-            self.exit(message=peer_refusal_text(p.to_json(message), LABEL_MAX))
+            self.say_bye(message)
         elif isinstance(message, p.Status) and isinstance(self.main_screen(), WaitingScreen):
             self.main_screen().show(p.to_json(message.players))
         elif self.remote_table is not None and self.table_screen is not None:
             with self.table_screen.painter.batch():  # what it changes: one write, as lines
                 self.remote_table.receive(message)
+
+    def say_bye(self, message: p.Bye) -> None:
+        """The server ends this session (it stops, the host ended it, a ban): why, left on the
+        guest's terminal once the screen is gone, and the way back to a seat that waits for
+        her (none after a ban: that login cannot come back)."""
+        text = peer_refusal_text(p.to_json(message), LABEL_MAX)
+        way_back = None if message.code == "banned" else self.way_back("net.parting")
+        self.parting = "\n".join(part for part in (f"duckcover: {text}", way_back) if part)
+        self.exit(message=text)
+
+    def announce(self, message: p.Announce) -> None:
+        """The host's one line to every guest (`duckcover admin announce`), over whatever screen
+        is up. The host's text still came over the wire: shown escaped, on one line, bounded."""
+        text = shown(" ".join(message.text[:ANNOUNCE_MAX * 4].split()), ANNOUNCE_MAX)
+        if text:
+            self.notify(t("net.announce", text=text), severity="warning", timeout=ANNOUNCE_SECONDS, markup=False)
 
     def lobby_note(self, message: p.Note) -> None:
         """What the server says of this login before any table: kept on the lobby's screen."""
@@ -516,11 +538,11 @@ def report_crash(crash: str, user: str, data_dir: Path | None, log_fd: str | Non
         except OSError:
             pass
     if log_fd and log_fd.isdigit():
-        line = f"duckcover: {shown(user, NAME_MAX) or '?'}'s game client stopped on an error: {last}{where}\n"
-        try:
-            os.write(int(log_fd), line.encode("utf-8", "replace"))
-        except OSError:
-            pass
+        from ..net.hostlog import ENV_VAR, HostLog
+
+        HostLog(os.environ.get(ENV_VAR, "text")).fd_line(
+            int(log_fd), "client-error", f"{shown(user, NAME_MAX) or '?'}'s game client stopped on an error: {last}{where}",
+            guest=user or None)
 
 
 if __name__ == "__main__":

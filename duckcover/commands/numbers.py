@@ -39,6 +39,28 @@ def seconds(low: float, high: float, *, above: bool = False, meaning: str = ""):
     return parse
 
 
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 24 * 3600, "w": 7 * 24 * 3600}
+
+
+def duration(low: float, high: float):
+    """A parser type for a length of time in low..high seconds, written as seconds or with a
+    unit: `90`, `90s`, `30m`, `12h`, `7d`, `2w`."""
+    def parse(text: str) -> float:
+        number, unit = text.strip(), 1
+        if number[-1:].lower() in DURATION_UNITS:
+            number, unit = number[:-1], DURATION_UNITS[number[-1:].lower()]
+        try:
+            value = float(number) * unit
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"takes a time of {_number(low)} s to {_number(high // DURATION_UNITS['d'])} days "
+                f"(90s, 30m, 12h, 7d, 2w), not {_quoted(text)}")
+        return value
+    return parse
+
+
 def _range(low, high, above: bool = False) -> str:
     low_text, high_text = (None if end is None else _number(end) for end in (low, high))
     if above:

@@ -55,6 +55,11 @@ def add_parser(sub) -> None:
                      "default: the address the page was served from)")
     web.add_argument("--web-idle", type=seconds(1, DAY, above=False), default=3600.0, metavar="S",
                      help="a web session without a key for S seconds is closed, its seat held (default 3600)")
+    parser.add_argument("--metrics", type=host_and_port, metavar="HOST:PORT",
+                        help="serve Prometheus metrics at http://HOST:PORT/metrics (keep it on 127.0.0.1 "
+                        "or a monitoring network)")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="the log on stderr: readable lines (default) or one JSON object per line")
     parser.add_argument("--grace", type=seconds(0, DAY), default=30.0, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(command="serve")
@@ -144,11 +149,10 @@ def run(args) -> int:
 
 
 async def serve(args, authorized: set[str] | None, context=None) -> int:
-    from ..net.guests import Guests
+    from ..net.hostlog import HostLog
     from ..net.server import TableServer
-    from ..net.sshfront import Front, load_host_key, start
+    from ..net.sshfront import load_host_key
     from ..saves.paths import data_dir
-
     from ..saves.storage import GameInUse
 
     root = args.data_dir or data_dir()
@@ -160,69 +164,112 @@ async def serve(args, authorized: set[str] | None, context=None) -> int:
         return fail(f"cannot use {shown(root)}: {err.strerror or err}")
     tables = TableServer(root, turn_seconds=args.turn_seconds, grace=args.grace, speed=args.speed,
                          abandoned_after=args.abandoned_after)
+    tables.log = HostLog(args.log_format)
+    try:
+        tables.bans.load()
+    except ValueError as err:  # starting without them would let every banned guest back in
+        return fail(f"{err}; fix or remove it")
     try:
         key = load_host_key(root / "serve" / "ssh_host_ed25519_key")
     except (OSError, ValueError) as err:
         return fail(f"cannot read or create the host key: {err}")
     with tempfile.TemporaryDirectory(prefix=PRIVATE_PREFIX) as private:
         remember_private_dir(lock, private)
-        socket_path = Path(private) / "tables.sock"
-        guests = Guests(args.clients)  # (its warm parent imports while the tables are read)
-        await tables.start(socket_path)
-        restored = len(tables.tables)  # (said below; a table abandoned meanwhile was restored all the same)
-        await guests.settled(WARM_WAIT)  # the first guests are forked too (a warm parent takes a second or two)
-        front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed,
-                      guests)
-        try:
-            acceptor = await start(front, args.host, args.port, key)
-        except OSError as err:
-            guests.close()
-            await tables.close()
-            return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
-        port = acceptor.sockets[0].getsockname()[1]
-        front.port = port
-        web = None
+        status = await run_server(args, tables, authorized, key, Path(private) / "tables.sock", context)
+    lock.release()
+    return status
+
+
+async def run_server(args, tables, authorized: set[str] | None, key, socket_path: Path, context) -> int:
+    """Open the doors (SSH, and the web's if asked), the admin socket and the metrics; serve
+    until a signal or a finished drain; then a clean stop (clients told, tables on disk)."""
+    from ..net import metrics
+    from ..net.admin import Console, socket_path as admin_socket
+    from ..net.guests import Guests
+    from ..net.sshfront import Front, start
+
+    stop = asyncio.Event()
+    guests = Guests(args.clients)  # (its warm parent imports while the tables are read)
+    await tables.start(socket_path)
+    restored = len(tables.tables)  # (said below; a table abandoned meanwhile was restored all the same)
+    await guests.settled(WARM_WAIT)  # the first guests are forked too (a warm parent takes a second or two)
+    front = Front(tables, socket_path, args.max_connections, authorized, args.port, args.host, args.speed, guests)
+    listeners, web, where = [], None, f"{args.host}:{args.port}"
+    try:
+        listeners.append(await start(front, args.host, args.port, key))
+        front.port = listeners[0].sockets[0].getsockname()[1]
         if args.web is not None:
             from ..net import webfront
 
+            where = f"{shown(args.web[0], 64)}:{args.web[1]}"
             door = webfront.WebDoor(front, set(args.web_origin or ()) or None, secure=context is not None,
                                     idle_timeout=args.web_idle)
-            try:
-                web = await webfront.start(door, args.web[0], args.web[1], context)
-            except OSError as err:
-                acceptor.close()
-                guests.close()
-                await tables.close()
-                return fail(f"cannot listen on {shown(args.web[0], 64)}:{args.web[1]}: {err.strerror or err}")
-        shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
-        for problem in tables.problems:
-            print(f"duckcover: {problem}", file=sys.stderr)
-        print(f"duckcover serve: listening on {args.host} port {port}", flush=True)
-        print(f"  host key fingerprint: {key.get_fingerprint()}", flush=True)
-        if restored:
-            print(f"  {restored} table(s) restored", flush=True)
-        if web is not None:
-            web_host, web_port = web.addresses[0][:2]
-            scheme = "https" if context is not None else "http"
-            named = args.web[0] if args.web[0] not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
-            named = f"[{named}]" if ":" in named else named
-            print(f"  or in a browser at:   {scheme}://{named}:{web_port}/", flush=True)
-        print(f"  players join with:    ssh -p {port} NAME@{shown_host}", flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        print("duckcover serve: stopping", flush=True)
-        acceptor.close()
-        front.stop_sessions()
-        guests.close()
+            web = await webfront.start(door, args.web[0], args.web[1], context)
+        if args.metrics is not None:
+            where = "{}:{}".format(*args.metrics)
+            listeners.append(await metrics.serve(tables.metrics, *args.metrics))
+    except OSError as err:
+        for listener in listeners:
+            listener.close()
         if web is not None:
             await web.cleanup()
+        guests.close()
         await tables.close()
-        await asyncio.sleep(0.1)
-    lock.release()
+        return fail(f"cannot listen on {where}: {err.strerror or err}")
+    console = Console(tables, tables.log, stop.set)
+    try:
+        await console.start(admin_socket(tables.data_dir))
+    except OSError as err:  # the game goes on; the host is told what is missing
+        tables.problems.append(f"no admin console (duckcover admin): cannot open {admin_socket(tables.data_dir)}: "
+                               f"{err.strerror or err}")
+    say_started(args, tables, key, front.port, restored, web, context,
+                listeners[1] if args.metrics is not None else None)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    tables.log.say("stop", "duckcover serve: stopping")
+    for listener in listeners:
+        listener.close()
+    front.stop_sessions()
+    guests.close()
+    if web is not None:
+        await web.cleanup()
+    await tables.close()
+    console.close()
+    await asyncio.sleep(0.1)
     return 0
+
+
+def say_started(args, tables, key, port: int, restored: int, web, context, metrics_listener) -> None:
+    """What the host needs at the start: the problems found, where it listens, the host key's
+    fingerprint and the lines to give the guests (on stdout; JSON lines with --log-format json)."""
+    from ..net.hostlog import HostLog
+
+    for problem in tables.problems:
+        tables.log.say("problem", problem)
+    shown_host = args.host if args.host not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
+    lines = [f"duckcover serve: listening on {args.host} port {port}",
+             f"  host key fingerprint: {key.get_fingerprint()}"]
+    if restored:
+        lines.append(f"  {restored} table(s) restored")
+    if metrics_listener is not None:
+        where = metrics_listener.sockets[0].getsockname()
+        lines.append(f"  metrics:              http://{where[0]}:{where[1]}/metrics")
+    if web is not None:
+        web_port = web.addresses[0][1]
+        scheme = "https" if context is not None else "http"
+        named = args.web[0] if args.web[0] not in ("0.0.0.0", "::", "") else "THIS-MACHINE"
+        named = f"[{named}]" if ":" in named else named
+        lines.append(f"  or in a browser at:   {scheme}://{named}:{web_port}/")
+    lines.append(f"  players join with:    ssh -p {port} NAME@{shown_host}")
+    if args.log_format == "json":
+        out = HostLog("json", sys.stdout)
+        for text in lines:
+            out.say("start", text.strip())
+    else:
+        for text in lines:
+            print(text, flush=True)
 
 
 def own_data_dir(root: Path):

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..common.i18n import t
 from ..common.untrusted import NAME_MAX, shown
 from .admission import CodeGuesses
+from .hostlog import ENV_VAR as LOG_FORMAT_VAR
 from .guests import (CLIENT_ADDRESS_SPACE, CLIENT_CPU_SECONDS, Guest, Guests,  # noqa: F401 - the limits: known here too
                      inherited_env, limit_client, set_window)
 from .server import TableServer
@@ -103,9 +104,16 @@ class Front:
         except (OSError, ValueError, AttributeError):
             self.log_fd = None
 
-    def log(self, text: str) -> None:
-        """One line for the host on stderr (guest text in it is shown escaped and bounded)."""
-        print(f"duckcover: {shown(text, 300)}", file=sys.stderr, flush=True)
+    def log(self, text: str, event: str = "login", guest: str | None = None, address: str | None = None) -> None:
+        """One line for the host's log (guest text in it is shown escaped and bounded)."""
+        self.tables.log.say(event, text, guest=guest, address=address)
+
+    def refused(self, reason: str, text: str | None = None, guest: str | None = None,
+                address: str | None = None) -> None:
+        """A login turned away: counted by its reason (metrics), and logged if `text` says how."""
+        self.tables.metrics.refused(reason)
+        if text is not None:
+            self.log(text, "refused", guest, address)
 
     def stop_sessions(self) -> None:
         for session in list(self.sessions):
@@ -126,6 +134,7 @@ def start_guest_client(front: Front, token: str, term: str, way_back: dict[str, 
         "DUCKCOVER_TOKEN": token,
         "DUCKCOVER_DATA": str(front.tables.data_dir),
         "DUCKCOVER_SPEED": front.speed,
+        LOG_FORMAT_VAR: front.tables.log.fmt,  # a client's error line, in the server log's form
         **way_back,
     }
     guest = front.guests.start(env, size, front.log_fd)
@@ -177,22 +186,30 @@ class GuestSession:
         raise NotImplementedError
 
     # --- admission ------------------------------------------------------------------------
-    def refusal(self) -> str | None:
-        """Why this login may not start, in one line, or None: a name that shows nothing, the
-        server full (both doors' sessions count), a name seated and connected now."""
+    def refusal(self) -> tuple[str, str] | None:
+        """Why this login may not start, as (reason, one line), or None: a name that shows
+        nothing, the server full (both doors' sessions count), the host's ban or a drain
+        (admission.refused_login, the same for both doors), a name seated and connected now."""
         front = self.front
         if not visible_name(self.identity.user):
-            return self.invisible_name_line()
+            return "invisible-name", self.invisible_name_line()
         if len(front.sessions) >= front.max_connections:
-            return FULL.format(limit=front.max_connections)
+            return "full", FULL.format(limit=front.max_connections)
+        refused = front.tables.refused_login(self.peer, self.identity)
+        if refused is not None:
+            front.log(f"a {self.door} login as {self.identity.user!r} from {self.peer} refused: {refused[0]}",
+                      "refused", self.identity.user, self.peer)
+            return refused
         if self.name_in_play():
-            return self.name_in_play_line()
+            return "name-in-play", self.name_in_play_line()
         return None
 
     def admit(self) -> None:
         """Start this login's session, or tell it in one line why not."""
-        line = self.refusal()
-        if line is not None:
+        refused = self.refusal()
+        if refused is not None:
+            reason, line = refused
+            self.front.refused(reason)
             self.say_and_end(line)
             return
         self.front.sessions.add(self)
@@ -222,8 +239,8 @@ class GuestSession:
         Either way the guest then gets the game (the lobby says what a wrong code means)."""
         front, source = self.front, source_of(self.peer)
         if front.guesses.admit(source, book=False) > 0 and front.code_waiting.get(source, 0) >= CODE_WAITING_PER_SOURCE:
-            front.log(f"a login with a return code as {self.identity.user!r} from {source} refused: "
-                      f"{CODE_WAITING_PER_SOURCE} from there are waiting already")
+            front.refused("code-queue", f"a login with a return code as {self.identity.user!r} from {source} refused: "
+                          f"{CODE_WAITING_PER_SOURCE} from there are waiting already", self.identity.user, self.peer)
             self.say_and_end(t("net.code_queue_full", waiting=CODE_WAITING_PER_SOURCE))
             self.stop()
             return
@@ -254,7 +271,8 @@ class GuestSession:
         try:
             self.start_client()
         except Exception as err:  # noqa: BLE001 - whatever a guest sent, the server stays up
-            front.log(f"a session of {self.identity.user!r} did not start: {type(err).__name__}: {err}")
+            front.refused("cannot-start", f"a session of {self.identity.user!r} did not start: {type(err).__name__}: {err}",
+                          self.identity.user, self.peer)
             try:
                 self.say_and_end(CANNOT_START)
             except OSError:
@@ -263,7 +281,7 @@ class GuestSession:
 
     # --- the client process on its pty -------------------------------------------------
     def start_client(self) -> None:
-        self.token = self.front.tables.issue_token(self.identity, self.peer)
+        self.token = self.front.tables.issue_token(self.identity, self.peer, door=self.door, end=self.ended_by_host)
         guest = start_guest_client(self.front, self.token, safe_term(self.term), self.way_back(), self.size)
         self.proc, self.master = guest.proc, guest.master
         self.resume_reading()
@@ -369,6 +387,17 @@ class GuestSession:
             loop.remove_writer(self.master)
             os.close(self.master)
             self.master = None
+
+    def ended_by_host(self, line: str) -> None:
+        """The host ended this session (duckcover admin kick or ban) and its client has not
+        ended by itself: stop it, say why to the guest, close the connection."""
+        if self not in self.front.sessions:
+            return  # it ended already (its client closed when it was told)
+        self.stop()
+        try:
+            self.say_and_end(line)
+        except OSError:
+            pass
 
     def stop(self) -> None:
         """End the client (the guest is gone or the server is stopping)."""

@@ -52,6 +52,7 @@ class Persistence:
         from ..saves import stats
         from ..saves.storage import save_finished
 
+        self.metrics.game_finished()
         record = record_of(table)
         try:
             save_finished(record, self.data_dir)  # (the host's own unfinished local game stays)

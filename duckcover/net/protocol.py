@@ -476,5 +476,13 @@ class Left(Message):
     pass
 
 
+@server_message("announce")
+@dataclass(frozen=True)
+class Announce(Message):
+    """The host's one line to every guest (`duckcover admin announce`)."""
+
+    text: str
+
+
 CLIENT_TYPES = frozenset(CLIENT_MESSAGES)
 SERVER_TYPES = frozenset(SERVER_MESSAGES)

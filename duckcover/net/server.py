@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import sys
 import time
 from pathlib import Path
 
@@ -29,11 +28,13 @@ from ..players import difficulty
 from ..players.sequence import PAUSES
 from ..saves.record import RecordError, dumps, read_rules, reason_of
 from . import protocol as p
-from .admission import TABLES_PER_NETWORK
+from .admission import BANS_FILE, TABLES_PER_NETWORK, Bans
+from .hostlog import HostLog
+from .metrics import Metrics
 from .persistence import Persistence
 from .protocol import refusal_fields
 from .records import record_of
-from .sessions import LOCAL_NETWORK, Client, Login, Seat, Sessions
+from .sessions import LOCAL_NETWORK, Client, Login, Seat, Sessions, Visit
 from .standings import Standings
 from .table_host import DIFFICULTIES, Table
 
@@ -41,6 +42,8 @@ MIN_SEATS, MAX_SEATS = MIN_PLAYERS, BOX_PLAYERS  # the rules' (rules.py)
 MAX_TABLES = 64
 TABLES_PER_NAME = 3  # unfinished tables one login name may sit at: throw-away tables cannot fill the server
 ABANDONED_AFTER = 24 * 3600.0  # seconds a table with nobody at it lives (`serve --abandoned-after`)
+DRAINING = Refusal("server-draining", "the server restarts once the games now running have ended: "
+                   "no new tables until then")
 
 
 class TableServer(Sessions, Persistence, Standings):
@@ -65,6 +68,13 @@ class TableServer(Sessions, Persistence, Standings):
         self.server: asyncio.base_events.Server | None = None
         self.problems: list[str] = []
         self.standings: dict = {}  # rating key -> ratings.Standing, from the statistics (see refresh_ratings)
+        # The host's side (issue 31): who is connected through which door, the bans, the drain
+        # (duckcover admin, admin.py), the metrics and the log.
+        self.visits: dict[str, Visit] = {}  # token -> its guest's visit (sessions.py)
+        self.bans = Bans(self.root / BANS_FILE)  # `duckcover serve` loads them before it opens its doors
+        self.draining = False  # no new logins or tables; the server stops once the running games end
+        self.metrics = Metrics(self)
+        self.log = HostLog()
 
     # --- running ------------------------------------------------------------------------
     async def start(self, socket_path: Path) -> None:
@@ -132,7 +142,7 @@ class TableServer(Sessions, Persistence, Standings):
         """Something the host should know (a table that cannot be saved...): one line on stderr."""
         self.problems.append(text)
         if self.server is not None:  # before the start, `duckcover serve` prints them itself
-            print(f"duckcover: {shown(text, 200)}", file=sys.stderr, flush=True)
+            self.log.say("problem", shown(text, 200))
 
     def spawn(self, coro) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -161,6 +171,8 @@ class TableServer(Sessions, Persistence, Standings):
             identity = login.identity
             client = Client(identity, writer, network=login.network)
             self.clients.add(client)
+            if hello.token in self.visits:
+                self.visits[hello.token].client = client  # (duckcover admin sessions: at which table)
             client.send(p.Welcome(name=shown(identity.user, NAME_MAX)))
             client.send(p.Top(players=self.top_ten(), levels=self.level_ratings()))
             if not self.rejoin(client):
@@ -230,12 +242,20 @@ class TableServer(Sessions, Persistence, Standings):
         except (ValueError, DuckError) as err:
             client.send(p.Error(**refusal_fields(err)))
 
+    def announce(self, text: str) -> int:
+        """The host's one line to every guest connected; how many it reached."""
+        for client in self.clients:
+            client.send(p.Announce(text=text))
+        return len(self.clients)
+
     def lobby(self) -> tuple[p.TableSummary, ...]:
         # A finished table stays listed while someone is still looking at it.
         return tuple(table.summary() for table in self.tables.values()
                      if table.state() != "over" or table.everyone())
 
     def create(self, client: Client, message: p.Create) -> None:
+        if self.draining:
+            raise ValueError(DRAINING)
         if len([t for t in self.tables.values() if t.state() != "over"]) >= MAX_TABLES:
             raise ValueError(Refusal("server-tables-full", "the server has as many tables as it takes"))
         user = client.identity.user
@@ -296,6 +316,8 @@ class TableServer(Sessions, Persistence, Standings):
             raise ValueError(Refusal("no-such-table", "no such table"))
         if table.state() == "over":
             raise ValueError(Refusal("game-over", "that game is over"))
+        if self.draining and table.game is None:
+            raise ValueError(DRAINING)  # its last seat would start a new game
         seat = table.seat_of(client.identity)
         if seat is None:
             free = table.free_seats()

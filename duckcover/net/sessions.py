@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..common.untrusted import NAME_MAX, shown
 from . import protocol as p
-from .admission import network_of
+from .admission import name_key, network_of, refused_login
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read off a screen, typed back
 CODE_LENGTH = 6  # 30 bits; each guess costs an SSH login
@@ -88,18 +90,56 @@ class Client:
         self.writer.write(p.encode_message(message))
 
 
+DOORS = ("ssh", "web")  # the ways in: each guest's Visit names its door (metrics count by door)
+
+
+@dataclass(eq=False)
+class Visit:
+    """One guest's session at a door, from its token to its end: who logged in (`user`, the
+    login name), through which door, from which address, since when (wall-clock), and how the
+    door ends it (`end`, given one line for the guest's terminal). `client` is the table
+    server's Client once the session's client has greeted. Listed by `duckcover admin
+    sessions`, counted by the metrics, ended by `kick` and `ban`, whatever the door."""
+
+    user: str
+    door: str = "ssh"
+    address: str | None = None
+    since: float = field(default_factory=time.time)
+    end: Callable[[str], None] | None = None
+    client: Client | None = None
+
+    def matches(self, name: str) -> bool:
+        return name_key(self.user) == name_key(name)
+
+
 class Sessions:
     """The TableServer's logins: tokens for the SSH front, and the way back to a seat.
     (A part of TableServer, server.py: it reads the server's `tables` and `tokens`.)"""
 
-    def issue_token(self, identity: Identity, peer: str | None = None) -> str:
-        """A single-use token for a client of `identity`, who connected from address `peer`."""
+    def issue_token(self, identity: Identity, peer: str | None = None, door: str = "ssh",
+                    end: Callable[[str], None] | None = None) -> str:
+        """A single-use token for a client of `identity`, who connected from address `peer`
+        through `door`. The guest is listed (duckcover admin sessions, the metrics) until the
+        door revokes the token; `end` closes its connection (duckcover admin kick)."""
         token = secrets.token_urlsafe(24)
         self.tokens[token] = Login(identity, LOCAL_NETWORK if peer is None else network_of(peer))
+        self.visits[token] = Visit(identity.user, door, peer, end=end)
         return token
 
     def revoke_token(self, token: str) -> None:
         self.tokens.pop(token, None)
+        self.visits.pop(token, None)
+
+    def refused_login(self, peer: str | None, identity: Identity) -> tuple[str, str] | None:
+        """Why a door turns a login away (the host's ban, a drain), as (reason, one line for
+        the guest), or None. Every door asks this before a session starts."""
+        return refused_login(self.bans, self.draining, peer, identity.user,
+                             returning=self.draining and self.plays_now(identity))
+
+    def plays_now(self, identity: Identity) -> bool:
+        """Whether `identity` holds a seat at a game being played now (someone is at its table)."""
+        return any(table.activity() == "playing" and table.seat_of(identity) is not None
+                   for table in self.tables.values())
 
     def holds_seat(self, identity: Identity) -> bool:
         """Whether `identity` owns a seat at an unfinished table (a return code that is right)."""

@@ -88,12 +88,19 @@ class GameSSHServer(asyncssh.SSHServer):
         front.connections += 1
         self.peer = (conn.get_extra_info("peername") or ("?",))[0]
         source = source_of(self.peer)
+        if front.tables.bans.refusal(self.peer) is not None:
+            # Banned by the host: cut before any SSH work (a banned name is refused at its session).
+            front.refused("banned", f"a connection from {self.peer} refused: banned", address=self.peer)
+            conn.abort()
+            return
         if front.preauth.get(source, 0) >= PREAUTH_PER_SOURCE:
+            front.refused("per-address")
             conn.abort()  # one address holding many half-open logins: others still get in
             return
         self.source = source
         front.preauth[source] = front.preauth.get(source, 0) + 1
         if front.connections > front.max_connections + PREAUTH_EXTRA:
+            front.refused("flood")
             conn.abort()  # a flood: not even a line for these
 
     def login_over(self) -> None:
@@ -182,10 +189,11 @@ class GameSession(GuestSession, asyncssh.SSHServerSession):
         return False
 
     def session_started(self) -> None:
-        line = self.refusal_line
+        line, reason = self.refusal_line, "command"
         if line is None and self.term is None:
-            line = NEEDS_PTY
+            line, reason = NEEDS_PTY, "no-pty"
         if line is not None:
+            self.front.refused(reason)
             self.say_and_end(line.format(port=self.front.port, host=self.shown_host()))
             return
         self.admit()

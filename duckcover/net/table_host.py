@@ -52,6 +52,7 @@ class Table:
     idle_since: float | None = None  # monotonic time the last player left (the table may be abandoned)
     rated: bool = True  # False: a friendly table (its creator said so) or a chosen seed
     network: str = LOCAL_NETWORK  # where its creator logged in from (admission.TABLES_PER_NETWORK)
+    all_chosen_at: float | None = None  # perf_counter when the open choice's last move came in
 
     # --- the game, on the sequencer --------------------------------------------------------
     def take_game(self, game: Game) -> None:
@@ -109,8 +110,11 @@ class Table:
                 self.note("time", event.seat)
             if not self.turns.ready():  # (the last choice: the reveal says it)
                 self.send_status()
+            else:
+                self.all_chosen_at = time.perf_counter()  # the reveal's latency, for the host's metrics
         elif kind is Revealed:
             self.broadcast(p.Reveal(moves=tuple(p.move_to_json(m) for m in event.moves), standins=tuple(event.standins)))
+            self.revealed()
         elif kind is ChoiceOpened or kind is FlipAwaited:
             self.wake_for_the_absent()
             self.send_status()
@@ -123,6 +127,13 @@ class Table:
         elif kind is RoundStarted:
             self.broadcast(p.Round(round=self.public_record()["rounds"][-1]))
             self.server.save(self)
+
+    def revealed(self) -> None:
+        """The reveal is sent: the time since the turn's last choice came in (and the bots'
+        fallbacks it brought) to the server's metrics."""
+        started, self.all_chosen_at = self.all_chosen_at, None
+        if started is not None and self.server is not None:
+            self.server.metrics.revealed(self, time.perf_counter() - started)
 
     @property
     def views(self) -> dict:  # seat -> the PlayerView fixed when the choice opened
@@ -137,6 +148,12 @@ class Table:
         if self.game is None:
             return "open"
         return "over" if self.game.over else "playing"
+
+    def activity(self) -> str:
+        """The state as the host sees it (duckcover admin tables, the metrics, the drain): a
+        game nobody is at is "idle" (it waits on disk for its players), not "playing"."""
+        state = self.state()
+        return "idle" if state == "playing" and not self.anyone_here() else state
 
     def free_seats(self) -> list[int]:
         return [i for i, seat in enumerate(self.seats) if seat.human and seat.owner is None]
