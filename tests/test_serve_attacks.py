@@ -587,6 +587,7 @@ async def test_65536_columns_or_rows_and_a_nul_in_term_leak_no_descriptor(served
 
 
 WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}.get(os.uname().machine)
+STALL_WINDOW = 32 * 1024  # bytes of SSH receive window the reader who stops reading gives
 
 
 def blocked_writing(pid: int) -> bool:
@@ -606,7 +607,11 @@ async def test_a_guest_who_stops_reading_stalls_only_its_own_client_which_ends_w
     server still serves everyone else, and the stalled client ends when the session does."""
     proc, port, _ = served
     conn = await connect(port, user="stall")
-    process = await game_session(conn, size=(MAX_COLUMNS, MAX_ROWS))
+    # A small receive window, never opened again (nothing is read): the lean output writes a
+    # blank 500x200 frame in a few kB, which an SSH window of asyncssh's default 2 MB would take
+    # for minutes.
+    process = await conn.create_process(term_type="xterm-256color", term_size=(MAX_COLUMNS, MAX_ROWS),
+                                        encoding=None, window=STALL_WINDOW)
     seen = bytearray()
     await read_until(process.stdout, b"Tables on this server", seen)
     client = await only_client(proc.pid)
