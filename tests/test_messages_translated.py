@@ -283,7 +283,8 @@ def test_a_peers_code_or_values_that_do_not_fit_leave_its_text_escaped():
 @settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.sampled_from(["text", "code", "params"]),
                        st.one_of(st.text(max_size=400), st.integers(), st.none(),
-                                 st.sampled_from(sorted(engine_refusals())),
+                                 # deferred: not parsed at collection, in every worker
+                                 st.deferred(lambda: st.sampled_from(sorted(engine_refusals()))),
                                  st.dictionaries(st.text(max_size=8),
                                                  st.one_of(st.text(max_size=400), st.integers(),
                                                            st.lists(st.integers(), max_size=20)),

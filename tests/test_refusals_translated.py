@@ -1,6 +1,7 @@
 """The engine refuses in English with a stable code; the UI says it in the player's language.
 And `replay --summary` follows --lang."""
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -18,7 +19,8 @@ from helpers import STANDARD, card, new_game, run_replay
 GOLDEN = Path(__file__).resolve().parent / "golden" / "g4_greedy_seed1.json"
 
 
-def engine_refusals() -> dict[str, set[str]]:
+@functools.cache  # the package's whole source parsed once a process (three tests read it)
+def engine_refusals() -> dict[str, frozenset[str]]:
     """Every `Refusal(code, text, **params)` in the package's source (the engine, records,
     saved games and the server's refusals): code -> param names. (A Refusal built from a
     code held in a variable passes on one of these.)"""
@@ -27,7 +29,7 @@ def engine_refusals() -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Refusal"
                     and isinstance(node.args[0], ast.Constant)):
-                params = {kw.arg for kw in node.keywords}
+                params = frozenset(kw.arg for kw in node.keywords)
                 assert found.setdefault(node.args[0].value, params) == params, (path.name, node.args[0].value)
     return found
 
