@@ -228,6 +228,19 @@ def test_long_runs_of_blanks_are_erased_on_a_terminal_that_erases_with_the_backg
     assert "X" not in LeanStream(erase=True).lean(underlined)  # an underline shows on a blank
 
 
+def test_blanks_are_sent_once_what_follows_them_is_known():
+    stream = LeanStream(erase=True)
+    runs = "".join(f"\x1b[38;5;{colour};48;5;233m{text}\x1b[0m" for colour, text in
+                   [(1, "ab"), (2, " " * 8), (4, " " * 8), (3, "cd")])
+    # two runs of blanks on one background: one erase, not two (the foreground shows on neither)
+    assert stream.lean("\x1b[1;1H" + runs) == "\x1b[1H\x1b[38;5;1;48;5;233mab\x1b[16X\x1b[16C\x1b[38;5;3mcd\x1b[0m"
+    # five blanks before text: five spaces, not an erase and a skip over them (eight bytes)
+    tail = "\x1b[2;1H\x1b[48;5;233mab     \x1b[0m\x1b[38;5;3;48;5;234mcd\x1b[0m"
+    assert LeanStream(erase=True).lean(tail) == "\x1b[2H\x1b[48;5;233mab     \x1b[38;5;3;48;5;234mcd\x1b[0m"
+    assert shows(LeanStream(erase=True).lean("\x1b[3;1H" + runs)) == shows("\x1b[3;1H" + runs)
+    assert shows(LeanStream(erase=True).lean(tail)) == shows(tail)
+
+
 def test_the_cursor_goes_the_shortest_way_and_never_left_from_past_the_last_column():
     assert move((5, 3), (5, 4)) == "\x1b[B" and move((5, 13), (9, 12)) == "\x1b[A\x1b[4C"
     assert move((30, 3), (0, 4)) == "\x1b[B\r"
