@@ -241,6 +241,17 @@ def test_blanks_are_sent_once_what_follows_them_is_known():
     assert shows(LeanStream(erase=True).lean(tail)) == shows(tail)
 
 
+def test_a_hidden_cursor_is_not_parked_at_the_end_of_a_write_but_a_shown_one_is():
+    stream = LeanStream()
+    frame = "\x1b[3;1Hab\x1b[1;1H"  # Textual parks the cursor after each frame
+    assert stream.lean(frame) == "\x1b[3Hab\x1b[1H"
+    stream.lean("\x1b[?25l")
+    assert stream.lean(frame.replace("ab", "cd")) == "\x1b[2Bcd"  # (down from the last park)
+    assert stream.lean("\x1b[3;3Hef") == "ef"  # the cursor is where the terminal has it
+    stream.lean("\x1b[?25h")
+    assert stream.lean(frame.replace("ab", "gh")).endswith("\x1b[1H")
+
+
 def test_the_cursor_goes_the_shortest_way_and_never_left_from_past_the_last_column():
     assert move((5, 3), (5, 4)) == "\x1b[B" and move((5, 13), (9, 12)) == "\x1b[A\x1b[4C"
     assert move((30, 3), (0, 4)) == "\x1b[B\r"

@@ -23,7 +23,8 @@ ATTRIBUTES = frozenset("123456789")  # bold, dim, italic, underline, blink..., s
 OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "5": "25", "6": "25", "7": "27", "8": "28", "9": "29"}
 # An SGR sequence, any other CSI sequence, OSC (to BEL or ST), or any other escape.
 ESCAPE = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;:?<>=$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
-CURSOR_MOVES = frozenset("ABCDGHdf")  # these do not care which colours are on
+CURSOR_MOVES = frozenset("ABCDGHdf")
+HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"  # these do not care which colours are on
 MOVE = re.compile(r"\x1b\[(?:(\d*);?(\d*))?[Hf]")  # to a row and column (1-based)
 # Sequences that change no cell and leave the cursor where it is: private modes (but not the
 # alternate screen), OSC strings, SGR. Anything else makes the stream forget the screen.
@@ -179,6 +180,7 @@ class LeanStream:
         # cursor standing at their start with their background on. Sent before anything else
         # (see send_blanks), once what follows tells whether spaces or an erase is shorter.
         self.blanks: tuple[int, int, int] | None = None
+        self.cursor_hidden = False  # (`ESC[?25l`): where the cursor stands between writes is unseen
 
     def forget(self) -> None:
         """Nothing on the screen is known: the next frame is sent whole."""
@@ -219,11 +221,13 @@ class LeanStream:
             out.append(sequence)
             if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
                 self.have = self.want = None
+            elif sequence in (HIDE_CURSOR, SHOW_CURSOR):
+                self.cursor_hidden = sequence == HIDE_CURSOR
             placed = False
         if position < len(data):
             self.text(data[position:], out)
             placed = False
-        if placed:
+        if placed and not self.cursor_hidden:  # (hidden, it is moved when next needed)
             self.place(out)
         self.settle(out)  # each write leaves the terminal as Textual left it
         return "".join(out)
