@@ -229,7 +229,10 @@ class LeanStream:
             placed = False
         if placed and not self.cursor_hidden:  # (hidden, it is moved when next needed)
             self.place(out)
-        self.settle(out)  # each write leaves the terminal as Textual left it
+        # The style Textual ends a write with is not sent (a reset, each frame): a style in force
+        # shows nowhere until text or an erase needs one, and before those, and before any other
+        # sequence (leaving the alternate screen, at the end), the stream sends what is wanted.
+        self.send_blanks(out)
         return "".join(out)
 
     def text(self, text: str, out: list[str]) -> None:
