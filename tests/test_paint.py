@@ -26,7 +26,7 @@ from duckcover.app.render.paint import LinePainter, LinesUpdate
 from duckcover.common import i18n
 from duckcover.net.server import TableServer
 from duckcover.net.sessions import Identity
-from test_lean_output import screen_after
+from test_lean_output import cells_of, screen_after
 from test_serve_client import ann_and_ben_with_two_bots, press_what_is_asked
 
 pytestmark = pytest.mark.keys
@@ -61,7 +61,7 @@ class Terminal:
         app._display = display
 
     def shows(self) -> dict:
-        return {cell: what for cell, what in self.cells.items() if cell != "cursor"}
+        return cells_of(self.cells)
 
     def textual_draws(self) -> dict:
         """The screen as Textual draws it whole, now, from nothing kept: every widget's kept
@@ -80,7 +80,7 @@ class Terminal:
             for widget, names in kept.items():
                 widget.__dict__.update(names)
         frame = "".join(f"\x1b[{y + 1};1H" + strip.render(self.console) for y, strip in enumerate(strips))
-        return {cell: what for cell, what in screen_after(frame).items() if cell != "cursor"}
+        return cells_of(screen_after(frame))
 
     def differences(self) -> list[str]:
         shown, drawn = self.shows(), self.textual_draws()

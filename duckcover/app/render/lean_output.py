@@ -23,7 +23,8 @@ ATTRIBUTES = frozenset("123456789")  # bold, dim, italic, underline, blink..., s
 OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "5": "25", "6": "25", "7": "27", "8": "28", "9": "29"}
 # An SGR sequence, any other CSI sequence, OSC (to BEL or ST), or any other escape.
 ESCAPE = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;:?<>=$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
-CURSOR_MOVES = frozenset("ABCDGHdf")  # these do not care which colours are on
+CURSOR_MOVES = frozenset("ABCDGHdf")
+HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"  # these do not care which colours are on
 MOVE = re.compile(r"\x1b\[(?:(\d*);?(\d*))?[Hf]")  # to a row and column (1-based)
 # Sequences that change no cell and leave the cursor where it is: private modes (but not the
 # alternate screen), OSC strings, SGR. Anything else makes the stream forget the screen.
@@ -175,6 +176,11 @@ class LeanStream:
         self.styles: dict[int, list[State]] = {}
         self.cursor: tuple[int, int] | None = None  # where Textual's next character goes
         self.at: tuple[int, int] | None = None  # where the terminal's cursor is
+        # Blanks at the end of what was drawn, not sent yet: (column, row, cells), the terminal's
+        # cursor standing at their start with their background on. Sent before anything else
+        # (see send_blanks), once what follows tells whether spaces or an erase is shorter.
+        self.blanks: tuple[int, int, int] | None = None
+        self.cursor_hidden = False  # (`ESC[?25l`): where the cursor stands between writes is unseen
 
     def forget(self) -> None:
         """Nothing on the screen is known: the next frame is sent whole."""
@@ -215,13 +221,18 @@ class LeanStream:
             out.append(sequence)
             if sequence.startswith("\x1b[") and sequence.endswith("m"):  # an SGR not parsed
                 self.have = self.want = None
+            elif sequence in (HIDE_CURSOR, SHOW_CURSOR):
+                self.cursor_hidden = sequence == HIDE_CURSOR
             placed = False
         if position < len(data):
             self.text(data[position:], out)
             placed = False
-        if placed:
+        if placed and not self.cursor_hidden:  # (hidden, it is moved when next needed)
             self.place(out)
-        self.settle(out)  # each write leaves the terminal as Textual left it
+        # The style Textual ends a write with is not sent (a reset, each frame): a style in force
+        # shows nowhere until text or an erase needs one, and before those, and before any other
+        # sequence (leaving the alternate screen, at the end), the stream sends what is wanted.
+        self.send_blanks(out)
         return "".join(out)
 
     def text(self, text: str, out: list[str]) -> None:
@@ -261,39 +272,44 @@ class LeanStream:
 
     def draw(self, text: str, out: list[str], x: int, y: int) -> None:
         """Send `text` (one cell per character) to be drawn at (x, y)."""
-        self.cursor = (x, y)
-        self.place(out)
-        if text.strip(" "):
-            self.settle(out)
-        else:
-            self.settle_blank(out)
         end = x + len(text)
-        if self.erase and "     " in text and self.want is not None and not self.want[0] & SHOWN_ON_A_BLANK:
-            self.draw_erasing(text, out, x, y)
+        erasable = self.erase and self.want is not None and not self.want[0] & SHOWN_ON_A_BLANK
+        if erasable and not text.strip(" ") and self.more_blanks(x, y):
+            self.blanks = (self.blanks[0], y, self.blanks[2] + len(text))
         else:
-            out.append(text)
-            self.at = (end, y)
+            self.cursor = (x, y)
+            self.place(out)
+            if text.strip(" "):
+                self.settle(out)
+            else:
+                self.settle_blank(out)
+            body = text.rstrip(" ") if erasable else text
+            if erasable and "     " in body:
+                self.draw_erasing(body, out, x, y)
+            else:
+                out.append(body)
+                self.at = (x + len(body), y)
+            if len(body) < len(text):
+                self.blanks = (x + len(body), y, len(text) - len(body))
         chars, styles = self.row(y, end)
         chars[x:end] = text if self.want is not None else "\0" * len(text)
         styles[x:end] = [self.want] * len(text)
         self.cursor = (end, y)
 
     def draw_erasing(self, text: str, out: list[str], x: int, y: int) -> None:
-        """`text` sent with its long runs of blanks erased where that takes fewer bytes, and the
-        terminal's cursor followed (an erase leaves it where it is)."""
-        done, cursor = 0, x  # the text sent so far; where the terminal's cursor is
+        """`text` (no blank at its end: see send_blanks) sent with its long runs of blanks erased
+        and skipped where that takes fewer bytes."""
+        done = 0  # the text sent so far
         for run in BLANKS.finditer(text):
-            cells, last = len(run.group()), run.end() == len(text)
+            cells = len(run.group())
             erase = f"\x1b[{cells}X"
-            if len(erase) + (0 if last else skip_length(cells)) >= cells:
+            if len(erase) + skip_length(cells) >= cells:
                 continue
             out.append(text[done:run.start()])
-            out.append(erase if last else erase + skip(cells))
-            done, cursor = run.end(), x + (run.start() if last else run.end())
-        if done < len(text):
-            out.append(text[done:])
-            cursor = x + len(text)
-        self.at = (cursor, y)
+            out.append(erase + skip(cells))
+            done = run.end()
+        out.append(text[done:])
+        self.at = (x + len(text), y)
 
     def row(self, y: int, end: int) -> tuple[list[str], list[State]]:
         chars, styles = self.chars.setdefault(y, []), self.styles.setdefault(y, [])
@@ -324,14 +340,41 @@ class LeanStream:
             chars[cell], styles[cell] = "\0", None
         self.cursor = self.at = (x + width, y)
 
+    def more_blanks(self, x: int, y: int) -> bool:
+        """Blanks drawn at (x, y) go on the blanks not sent yet: they follow them, and they
+        look the same (a blank shows its background and SHOWN_ON_A_BLANK only)."""
+        if self.blanks is None or (self.blanks[0] + self.blanks[2], self.blanks[1]) != (x, y):
+            return False
+        have, want = self.have, self.want
+        return have is not None and have[2] == want[2] and have[0] & SHOWN_ON_A_BLANK == want[0] & SHOWN_ON_A_BLANK
+
+    def send_blanks(self, out: list[str], then: tuple[int, int] | None = None) -> None:
+        """The blanks not sent yet, the shortest way given where the cursor goes `then` (None:
+        not known): spaces, or an erase (`ESC[<n>X`: the cursor stays at their start), with a
+        skip over them when the next text follows them."""
+        if self.blanks is None:
+            return
+        x, y, cells = self.blanks
+        self.blanks = None
+        erase, end = f"\x1b[{cells}X", (x + cells, y)
+        if then == end:
+            sent, self.at = min(" " * cells, erase + skip(cells), key=len), end
+        elif len(erase) < cells:
+            sent, self.at = erase, (x, y)
+        else:
+            sent, self.at = " " * cells, end
+        out.append(sent)
+
     def place(self, out: list[str]) -> None:
         """Bring the terminal's cursor to Textual's, the shortest way."""
+        self.send_blanks(out, self.cursor)
         if self.cursor is None or self.cursor == self.at:
             return
         out.append(move(self.at, self.cursor))
         self.at = self.cursor
 
     def settle(self, out: list[str]) -> None:
+        self.send_blanks(out)
         out.append(change(self.have, self.want))
         self.have = self.want
 
@@ -339,6 +382,7 @@ class LeanStream:
         """Before blanks: only what shows on a blank (its background, SHOWN_ON_A_BLANK) is made
         what Textual wants; the foreground, bold and the like stay as they are, for the next
         text to change if it needs to (Textual says them again around every run of padding)."""
+        self.send_blanks(out)
         have, want = self.have, self.want
         if have is None or want is None:
             self.settle(out)
