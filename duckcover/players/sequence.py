@@ -290,7 +290,7 @@ class Sequencer:
             return  # (a mirror's Captain flips elsewhere: its flip comes through `flip`)
         if self._pending:
             self.cancel()
-        if self.table.flip(*codes):  # nobody could play: the turn resolved at the flip
+        if self.table.flip(*codes) if codes else self.table.flip():  # nobody could play: resolved at the flip
             self._turn_over(self.game.last_turn)
         else:
             self._open_choice()
