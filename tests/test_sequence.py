@@ -203,3 +203,32 @@ def test_one_file_decides_the_sequence_of_a_game_from_its_phase():
         if not name.startswith("duckcover/engine/") and SEQUENCE_DECISION.search(text) and MOVES_ON.search(text):
             deciding.append(name)
     assert [name for name in deciding if name not in REPLAYS] == ["duckcover/players/sequence.py"]
+
+
+def test_a_game_nobody_listens_to_builds_no_events(monkeypatch):
+    """The arena's games have no listener: neither the sequence nor the table builds an event (one
+    costs more than a cheap bot's decision), and the game is the one a listened game plays."""
+    import duckcover.players.sequence as sequence_module
+    import duckcover.players.table as table_module
+
+    heard = []
+    listened = Game(NAMES, Rules(), seed=4)
+    sequencer = Sequencer(bot_table(listened, keep_views=False), pacing := InlinePacing())
+    sequencer.listen(heard.append)
+    sequencer.start()
+    pacing.drain()
+    assert {type(event) for event in heard} >= {Flipped, ChoiceOpened, Chosen, Revealed, BotFlips, TurnOver}
+
+    def no_event(*args):
+        raise AssertionError("an event was built with nobody listening")
+
+    for module in (sequence_module, table_module):
+        for name in ("Flipped", "ChoiceOpened", "Chosen", "Revealed", "BotFlips", "FlipAwaited", "TurnOver",
+                     "RoundOver", "RoundStarted", "GameOver"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, no_event)
+    alone = Game(NAMES, Rules(), seed=4)
+    pacing = InlinePacing()
+    Sequencer(bot_table(alone, keep_views=False), pacing).start()
+    pacing.drain()
+    assert alone.over and to_record(alone) == to_record(listened)

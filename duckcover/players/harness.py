@@ -62,14 +62,24 @@ class TrustedHooks:
 class _TurnHook:
     """`on_turn(game, turn)` after the bots' own observe: what the arena's callers watch."""
 
-    def __init__(self, hooks, on_turn: Callable[[Game, Turn], None] | None) -> None:
+    def __init__(self, hooks, on_turn: Callable[[Game, Turn], None]) -> None:
         self.hooks, self.on_turn = hooks, on_turn
         self.start_game, self.start_round = hooks.start_game, hooks.start_round
 
     def observe(self, game: Game, turn: Turn) -> None:
         self.hooks.observe(game, turn)
-        if self.on_turn:
-            self.on_turn(game, turn)
+        self.on_turn(game, turn)
+
+
+def _with_turn_hook(hooks, on_turn: Callable[[Game, Turn], None] | None):
+    return _TurnHook(hooks, on_turn) if on_turn else hooks
+
+
+def _bots_table(game: Game, decide) -> Table:
+    """A table of bots only, nobody looking (the views are the bots' business). Who is a person
+    and who a bot are asked every turn: C-level membership tests, not Python calls."""
+    return Table(game, is_human=frozenset().__contains__, bot_plays=frozenset(range(game.n)).__contains__,
+                 decide=decide, keep_views=False)
 
 
 def play_game(
@@ -95,13 +105,9 @@ def play_game(
         game = Game(names, rules, seed)
         if referee.key is None:
             referee.key = key
-        table = Table(game, is_human=lambda seat: False, decide=lambda game, seats: referee.decide(game, seats),
-                      keep_views=False)
-        play(table, _TurnHook(referee, on_turn))
+        play(_bots_table(game, referee.decide), _with_turn_hook(referee, on_turn))
         referee.close()
         return game
     prepare(bots)
     game = Game(list(names) if names else [f"{bot.name} {i + 1}" for i, bot in enumerate(bots)], rules, seed)
-    table = Table(game, is_human=lambda seat: False, decide=lambda game, seats: decide(game, bots, key),
-                  keep_views=False)
-    return play(table, _TurnHook(TrustedHooks(bots), on_turn))
+    return play(_bots_table(game, lambda game, seats: decide(game, bots, key)), _with_turn_hook(TrustedHooks(bots), on_turn))

@@ -30,8 +30,7 @@ from typing import Any, Protocol
 
 from ..engine.game import CHOOSING, Game, Phase
 from ..engine.moves import Move, Turn
-from .events import (BotFlips, Chosen, Event, FlipAwaited, Flipped, GameOver, Revealed,
-                     RoundOver, RoundStarted, TurnOver)
+from .events import BotFlips, Event, FlipAwaited, GameOver, RoundOver, RoundStarted, TurnOver
 from .table import Table
 
 SPEEDS = ("slow", "normal", "fast", "instant")
@@ -135,6 +134,15 @@ class Step(StrEnum):
     GAME_OVER = "game-over"
 
 
+# The steps and the phases the sequence reads on every turn, as plain names: reading a member off
+# its Enum class costs Python 3.11 about three calls (EnumType has a __getattr__), and an inline
+# host (the arena) takes a dozen steps a turn. The public spelling (Step.X) stays for readers.
+_IDLE, _AWAIT_FLIP, _FLIPPING, _CHOOSING, _PAUSE, _ROUND_OVER, _GAME_OVER = Step
+_OVER = (_ROUND_OVER, _GAME_OVER)
+_PHASE_FLIP = Phase.FLIP
+_PHASE_ENDED = (Phase.ROUND_OVER, Phase.GAME_OVER)
+
+
 class Sequencer:
     """One game, deal to Game over, on the shared turn `table` (players.table.Table).
 
@@ -164,29 +172,30 @@ class Sequencer:
         self.turn_seconds = turn_seconds
         self.follows = follows
         self.waits = waits
-        self.step = Step.IDLE
+        self.step = _IDLE
         self.flip_ahead = False  # the next Captain's player flipped before the flip was asked
         self.deadline: float | None = None  # when a person's time to flip or choose ends
+        # Who hears the events. With nobody (the arena, simulations), none is built: an event
+        # costs more than a cheap bot's decision.
         self.listeners: list[Callable[[Event], None]] = []
         self._timer = 0  # the pending "later"'s number: a callback whose number is old does nothing
         self._pending = False  # a "later" or a time limit may still call back
-        table.listen(self._table_said)
+        table.when_all_chosen = self._all_chosen
 
     # --- who listens --------------------------------------------------------------------------
     def listen(self, listener: Callable[[Event], None]) -> None:
+        """`listener` hears every event: the sequence's and the table's (it listens to both)."""
         self.listeners.append(listener)
+        self.table.listen(listener)
 
     def emit(self, event: Event) -> None:
         for listener in self.listeners:  # (set up before the game, never during an event)
             listener(event)
 
-    def _table_said(self, event: Event) -> None:
-        for listener in self.listeners:
-            listener(event)
-        if type(event) is Chosen and self.step is Step.CHOOSING and not self.follows:
-            table = self.table
-            if table.views.keys() <= table.chosen.keys():  # (Table.ready: every seat has chosen)
-                self._resolve()
+    def _all_chosen(self) -> None:
+        """The table's last seat has chosen (its `Chosen` told): the turn is revealed."""
+        if self.step is _CHOOSING and not self.follows:
+            self._resolve()
 
     # --- time ---------------------------------------------------------------------------------
     def _later(self, delay: float, callback: Callable[[], Any]) -> None:
@@ -229,34 +238,38 @@ class Sequencer:
         """Take the next step from where the game is. A host calls it again when who plays a
         seat has changed (a player back, a stand-in due): a pending flip is then re-decided."""
         game = self.game
-        if self.step in (Step.ROUND_OVER, Step.GAME_OVER):
+        if self.step in _OVER:
             return
         if self.waits is not None and self.waits():
             self.cancel()
-            self.step = Step.IDLE  # (`reconsider` goes on)
+            self.step = _IDLE  # (`reconsider` goes on)
             return
         if game.phase in CHOOSING and self.table.views:  # a choice is open: its time limit stays
-            self.step = Step.CHOOSING
+            self.step = _CHOOSING
             self.table.ask_bots()  # (a seat a bot plays now, since)
             return
-        self.cancel()
-        if game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            self.step = Step.ROUND_OVER
+        if self._pending:  # (the hot steps test this before calling cancel: most have nothing pending)
+            self.cancel()
+        if game.phase in _PHASE_ENDED:
+            self.step = _ROUND_OVER
             self.flip_ahead = False  # the round's end comes first: a flip before it is not carried over
-            self.emit(RoundOver(len(game.results)))
+            if self.listeners:
+                self.emit(RoundOver(len(game.results)))
             if not self.deal_waits:
                 self._later(self.pauses.round, self.deal)
         elif game.phase in CHOOSING:  # resumed between the flip and the reveal
             self._open_choice()
         elif self.flips_itself(game.captain):
-            self.step = Step.FLIPPING
-            self.emit(BotFlips(game.captain, self.pauses.flip))
+            self.step = _FLIPPING
+            if self.listeners:
+                self.emit(BotFlips(game.captain, self.pauses.flip))
             self._later(self.pauses.flip, self._flip)
         else:
-            self.step = Step.AWAIT_FLIP
+            self.step = _AWAIT_FLIP
             self._time_limit(self._flip)
-            self.emit(FlipAwaited(game.captain))
-            if self.flip_ahead and self.step is Step.AWAIT_FLIP:
+            if self.listeners:
+                self.emit(FlipAwaited(game.captain))
+            if self.flip_ahead and self.step is _AWAIT_FLIP:
                 self.flip_ahead = False  # flipped before it was asked: it counts now
                 self._flip()
 
@@ -264,28 +277,29 @@ class Sequencer:
         """The Captain's player flips (a mirror: the cards the table elsewhere flipped); with
         `ahead`, a flip for the next turn made before it is asked (during the reveal) counts
         when it is. False when no flip is awaited."""
-        if self.step is Step.AWAIT_FLIP or (self.follows and self.step is Step.FLIPPING):
+        if self.step is _AWAIT_FLIP or (self.follows and self.step is _FLIPPING):
             self._flip(*codes)
             return True
-        if ahead and not self.follows and self.next_flipper() is not None and self.step is not Step.ROUND_OVER:
+        if ahead and not self.follows and self.next_flipper() is not None and self.step is not _ROUND_OVER:
             self.flip_ahead = True
             return True
         return False
 
     def _flip(self, *codes: int | None) -> None:
-        if self.game.phase is not Phase.FLIP or (self.follows and not codes):
+        if self.game.phase is not _PHASE_FLIP or (self.follows and not codes):
             return  # (a mirror's Captain flips elsewhere: its flip comes through `flip`)
-        self.cancel()
-        flipped: Flipped = self.table.flip(*codes)
-        if flipped.resolved:
+        if self._pending:
+            self.cancel()
+        if self.table.flip(*codes) if codes else self.table.flip():  # nobody could play: resolved at the flip
             self._turn_over(self.game.last_turn)
         else:
             self._open_choice()
 
     def _open_choice(self) -> None:
         table = self.table
-        self.step = Step.CHOOSING
-        self.cancel()
+        self.step = _CHOOSING
+        if self._pending:
+            self.cancel()
         if self.turn_seconds and any(not table.bot_plays(seat) for seat in self.game.awaiting):
             self._time_limit(table.time_up)  # (before the opening is told: its deadline with it)
         table.open_choice()
@@ -300,79 +314,79 @@ class Sequencer:
         """A mirror's reveal: every seat's move as the table elsewhere played it. False when no
         choice is open."""
         table = self.table
-        if self.step is not Step.CHOOSING:
+        if self.step is not _CHOOSING:
             return False
         table.chosen = {seat: moves[seat] for seat in table.views}
         self._resolve()
         return True
 
     def _resolve(self) -> None:
-        self.cancel()
-        revealed: Revealed = self.table.resolve()
-        if revealed.turn is None:  # low blows: the gifts are out, now everyone places
+        if self._pending:
+            self.cancel()
+        turn = self.table.resolve()
+        if turn is None:  # low blows: the gifts are out, now everyone places
             self._open_choice()
         else:
-            self._turn_over(revealed.turn)
+            self._turn_over(turn)
 
     def _turn_over(self, turn: Turn) -> None:
-        self.step = Step.PAUSE
+        self.step = _PAUSE
         self.hooks.observe(self.game, turn)
-        self.emit(TurnOver(turn))
-        self._later(self.pauses.reveal, self._after_reveal)
-
-    def _after_reveal(self) -> None:
-        self.step = Step.IDLE
-        self.advance()
+        if self.listeners:
+            self.emit(TurnOver(turn))
+        self._later(self.pauses.reveal, self.advance)  # (every step of advance sets its own)
 
     def deal(self, start: Callable[[], Any] | None = None) -> None:
         """The round's end has been seen: the next round is dealt (a mirror: by `start`, as the
         table elsewhere dealt it), or the game is over."""
-        if self.step is not Step.ROUND_OVER:
+        if self.step is not _ROUND_OVER:
             return
         self.cancel()
         game = self.game
         if game.over:
-            self.step = Step.GAME_OVER
-            self.emit(GameOver())
+            self.step = _GAME_OVER
+            if self.listeners:
+                self.emit(GameOver())
             return
         (start or game.start_round)()
         self.hooks.start_round(game)
-        self.step = Step.IDLE
-        self.emit(RoundStarted(game.round_index + 1))
+        self.step = _IDLE
+        if self.listeners:
+            self.emit(RoundStarted(game.round_index + 1))
         self.advance()
 
     def stop(self) -> None:
         """The game is left: nothing pending runs."""
         self.cancel()
-        self.step = Step.IDLE if self.step is not Step.GAME_OVER else Step.GAME_OVER
+        self.step = _IDLE if self.step is not _GAME_OVER else _GAME_OVER
 
     def reconsider(self) -> None:
         """Who plays a seat has changed (a player back, a stand-in due, a table no longer
         waiting): a flip still to come is decided again, bots now due are asked."""
-        if self.step in (Step.IDLE, Step.AWAIT_FLIP, Step.FLIPPING):
+        if self.step in (_IDLE, _AWAIT_FLIP, _FLIPPING):
             self.advance()
-        elif self.step is Step.CHOOSING:
+        elif self.step is _CHOOSING:
             self.table.ask_bots()
 
     # --- what a host asks -----------------------------------------------------------------
     def waiting_for(self) -> list[int]:
         """The seats the sequence waits on now: a Captain's player to flip, or the seats still
         to choose."""
-        if self.step is Step.AWAIT_FLIP:
+        if self.step is _AWAIT_FLIP:
             return [self.game.captain]
-        return self.table.waiting() if self.step is Step.CHOOSING else []
+        return self.table.waiting() if self.step is _CHOOSING else []
 
     def next_flipper(self) -> int | None:
         """The Captain whose flip comes next, if a person flips it: None while a bot Captain
         flips or when the round ends first."""
         game = self.game
-        if self.step is Step.FLIPPING or game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
+        if self.step is _FLIPPING or game.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
             return None
         return None if self.flips_itself(game.captain) else game.captain
 
     @property
     def choosing(self) -> bool:
-        return self.step is Step.CHOOSING
+        return self.step is _CHOOSING
 
 
 def play(table: Table, hooks: BotHooks | None = None) -> Game:

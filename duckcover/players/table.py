@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..engine.errors import IllegalMoveError
-from ..engine.game import CHOOSING, Game, Phase
-from ..engine.moves import Move
+from ..engine.game import CHOOSING, GIFT, Game
+from ..engine.moves import Move, Turn
 from ..engine.view import PlayerView
 from .events import BY_PLAYER, BY_STANDIN, BY_TIME, ChoiceOpened, Chosen, Flipped, Revealed  # noqa: F401 - re-exported
 from .events import TableEvent as Event
@@ -63,7 +63,12 @@ class Table:
         self.gifts: list | None = None  # low blows: the gifts given, until the placing resolves
         self.standins: list[tuple[int, int, int]] = []  # (seat, round, turn) a bot chose for
         self.timeouts: list[tuple[int, int, int]] = []  # (seat, round, turn) the time ran out for
+        # Events are built only when someone listens: the arena's games have nobody, and an
+        # event costs more than a cheap bot's decision.
         self.listeners: list[Callable[[Event], None]] = []
+        # Called when the last seat has chosen, after its `Chosen` is told (the sequencer
+        # reveals then): a direct call, so that a table nobody listens to builds no events.
+        self.when_all_chosen: Callable[[], Any] | None = None
 
     # --- who listens --------------------------------------------------------------------------
     def listen(self, listener: Callable[[Event], None]) -> None:
@@ -74,15 +79,17 @@ class Table:
             listener(event)
 
     # --- the turn -----------------------------------------------------------------------------
-    def flip(self, *codes: int | None) -> Flipped:
-        """The Captain flips (the cards named: a mirror of a table elsewhere)."""
+    def flip(self, *codes: int | None) -> bool:
+        """The Captain flips (the cards named: a mirror of a table elsewhere). True when the turn
+        resolved at the flip (nobody could play)."""
         game = self.game
-        game.flip(*codes)
-        event = Flipped(tuple(game.flips), game.phase not in CHOOSING)
-        self.emit(event)
-        return event
+        game.flip(*codes) if codes else game.flip()  # (no star call for a bot's flip: 3.11's slow path)
+        resolved = game.phase not in CHOOSING
+        if self.listeners:
+            self.emit(Flipped(tuple(game.flips), resolved))
+        return resolved
 
-    def open_choice(self) -> ChoiceOpened:
+    def open_choice(self) -> None:
         """Fix the views every choosing seat decides from, before anyone's move applies."""
         game = self.game
         if self.keep_views:
@@ -92,9 +99,8 @@ class Table:
             self.views = dict.fromkeys(game.awaiting)
         self.chosen = {}
         self.number += 1
-        event = ChoiceOpened(self.number, tuple(self.views))
-        self.emit(event)
-        return event
+        if self.listeners:
+            self.emit(ChoiceOpened(self.number, tuple(self.views)))
 
     def waiting(self) -> list[int]:
         """The seats still to choose."""
@@ -117,7 +123,10 @@ class Table:
         if replacing:
             self.standins.remove(self.standin_mark(seat))
         self.chosen[seat] = move
-        self.emit(Chosen(seat, by))
+        if self.listeners:
+            self.emit(Chosen(seat, by))
+        if self.when_all_chosen is not None and self.views.keys() <= self.chosen.keys():  # (ready())
+            self.when_all_chosen()
         return None
 
     def standin_mark(self, seat: int) -> tuple[int, int, int]:
@@ -137,25 +146,28 @@ class Table:
 
     # --- bots -----------------------------------------------------------------------------------
     def bots_to_ask(self) -> list[int]:
-        return [seat for seat in self.waiting() if self.bot_plays(seat)]
+        chosen, bot_plays = self.chosen, self.bot_plays
+        return [seat for seat in self.views if seat not in chosen and bot_plays(seat)]  # (waiting(), a bot's)
 
     def ask_bots(self, seats: Sequence[int] | None = None) -> None:
         """Ask the bots for `seats` (default: every seat a bot plays that has not chosen) through
         `run`; their answers count only while this choice is still open."""
-        seats = list(self.bots_to_ask() if seats is None else seats)
+        seats = self.bots_to_ask() if seats is None else list(seats)
         if not seats or self.decide is None:
             return
         number, game, decide = self.number, self.game, self.decide
         for group in ([[seat] for seat in seats] if self.seat_by_seat else [seats]):
-            self.run(lambda group=group: decide(game, group),
-                     lambda moves, group=group: self.answer(number, group, moves))
+            if self.run is run_inline:  # (the same, without two closures a turn: the arena's way)
+                self.answer(number, group, decide(game, group))
+            else:
+                self.run(lambda group=group: decide(game, group),
+                         lambda moves, group=group: self.answer(number, group, moves))
 
     def answer(self, number: int, seats: Sequence[int], moves: Sequence) -> None:
         """Bots' moves for `seats` (indexed by seat), for the choice `number`. A human seat's move
         made by a bot is a stand-in's, and marked so."""
         if number != self.number:
             return  # an answer for a choice already over
-        game = self.game
         for seat in seats:
             if seat in self.chosen or seat not in self.views:
                 continue
@@ -163,7 +175,13 @@ class Table:
             if self.is_human(seat):  # the player is away: the log and the record say so
                 self.standins.append(self.standin_mark(seat))
                 by = BY_STANDIN
-            self.choose(seat, moves[seat], checked=True, by=by)
+            # As choose(seat, move, checked=True, by=by) would, without its calls (the arena's
+            # hot path): the engine checks the move at the reveal.
+            self.chosen[seat] = moves[seat]
+            if self.listeners:
+                self.emit(Chosen(seat, by))
+        if self.when_all_chosen is not None and self.views.keys() <= self.chosen.keys():  # (once, every answer in)
+            self.when_all_chosen()
 
     def time_up(self) -> None:
         """The choice's time is over: every seat a human still owes gets the fallback move."""
@@ -175,16 +193,22 @@ class Table:
             self.choose(seat, fallback_move(game, seat), checked=True, by=BY_TIME)
 
     # --- the reveal -----------------------------------------------------------------------------
-    def resolve(self) -> Revealed:
-        """Play the joint move. After low-blows gifts the reveal has no turn: placing follows."""
+    def resolve(self) -> Turn | None:
+        """Play the joint move: the turn played, or None after low-blows gifts (the reveal has no
+        turn then: placing follows)."""
         game = self.game
         phase = game.phase
-        moves = [self.chosen.get(seat) for seat in range(game.n)]
-        now = (game.round_index, game.turn_number)
-        standins = sorted(seat for seat, r, n in self.standins if (r, n) == now)
-        turn = game.play(moves)
+        chosen = self.chosen
+        moves = list(map(chosen.get, range(game.n)))
+        standins = self._standins_now() if self.listeners and self.standins else []
+        turn = game.play(moves)  # (None after the gifts)
         self.views, self.chosen = {}, {}
-        self.gifts = moves if phase is Phase.GIFT else None
-        event = Revealed(moves, None if phase is Phase.GIFT else turn, phase, standins)
-        self.emit(event)
-        return event
+        self.gifts = moves if phase is GIFT else None
+        if self.listeners:
+            self.emit(Revealed(moves, turn, phase, standins))
+        return turn
+
+    def _standins_now(self) -> list[int]:
+        """The seats whose move in the open choice a stand-in bot chose."""
+        now = (self.game.round_index, self.game.turn_number)
+        return sorted(seat for seat, r, n in self.standins if (r, n) == now)
