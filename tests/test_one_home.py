@@ -144,7 +144,7 @@ def test_the_app_asks_the_view_who_quacks():
             game.flip()
             if game.phase is not Phase.MOVE:
                 continue  # nobody could move: the turn (or the round) ended at the flip
-            ctl.open_choice()
+            ctl.table.open_choice()
             covered = [] if game.call.kind != "move" or TWO_FLIPS in game.round_rules.variants else [
                 seat for seat in range(3) if seat not in game.awaiting]
             assert ctl.quacking_humans() == covered

@@ -60,6 +60,7 @@ class TurnController:
 
     settings_here = True  # the settings file is this player's to change
     follows = False  # the flips, reveals and deals are this table's own (not a server's)
+    flow = None  # the app.flow.TableFlow moving this game on now (one at a time)
 
     def __init__(self, game: Game, seats: Sequence[SeatSpec], bots: Sequence[Bot | None] | None = None,
                  loader: Callable[[str, int], Bot] | None = None, key: bytes | None = None,

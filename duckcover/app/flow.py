@@ -124,6 +124,11 @@ class TableFlow:
         self.asked: int | None = None  # the human asked to choose now
         self.listeners: list[Callable[[Any], None]] = []
         ctl.table.run = self.run_bots
+        previous = ctl.flow
+        if previous is not None:  # the table's screen built again (a setting changed): one sequencer moves the game
+            previous.sequencer.hand_over()
+        ctl.flow = self
+        self.took_over = previous is not None and previous.started
         self.sequencer = Sequencer(ctl.table, self, pauses=PAUSES[speed], hooks=ctl, deal_waits=True,
                                    flips_itself=lambda seat: watch or not ctl.is_human(seat), follows=ctl.follows)
         self.sequencer.listen(self.on_event)
@@ -176,7 +181,7 @@ class TableFlow:
         """The table is up: the game goes on from where it is."""
         if not self.started:
             self.started = True
-            self.sequencer.start()
+            self.sequencer.start(tell_bots=not self.took_over)
 
     def on_event(self, event) -> None:
         kind = type(event)

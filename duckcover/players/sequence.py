@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from ..engine.game import CHOOSING, Game, Phase
 from ..engine.moves import Move, Turn
-from .events import BotFlips, Event, FlipAwaited, GameOver, RoundOver, RoundStarted, TurnOver
+from .events import BotFlips, ChoiceOpened, Event, FlipAwaited, GameOver, RoundOver, RoundStarted, TurnOver
 from .table import Table
 
 SPEEDS = ("slow", "normal", "fast", "instant")
@@ -180,6 +180,7 @@ class Sequencer:
         self.listeners: list[Callable[[Event], None]] = []
         self._timer = 0  # the pending "later"'s number: a callback whose number is old does nothing
         self._pending = False  # a "later" or a time limit may still call back
+        self._opened = 0  # the number of the last choice this sequencer opened (its listeners heard)
         table.when_all_chosen = self._all_chosen
 
     # --- who listens --------------------------------------------------------------------------
@@ -226,12 +227,14 @@ class Sequencer:
             self.deadline = self.pacing.clock() + seconds
 
     # --- the sequence -----------------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, *, tell_bots: bool = True) -> None:
         """Begin where the game is (a new game, or a resumed one at any point): the bots hear
-        of the game, and of the round unless it is over."""
-        self.hooks.start_game(self.game)
-        if self.game.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            self.hooks.start_round(self.game)
+        of the game, and of the round unless it is over (`tell_bots=False`: they heard it from
+        the sequencer this one takes over from, as when a table's screen is built again)."""
+        if tell_bots:
+            self.hooks.start_game(self.game)
+            if self.game.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
+                self.hooks.start_round(self.game)
         self.advance()
 
     def advance(self) -> None:
@@ -246,7 +249,12 @@ class Sequencer:
             return
         if game.phase in CHOOSING and self.table.views:  # a choice is open: its time limit stays
             self.step = _CHOOSING
-            self.table.ask_bots()  # (a seat a bot plays now, since)
+            table = self.table
+            if self._opened != table.number:  # opened by the sequencer this one took over from
+                self._opened = table.number
+                if self.listeners:
+                    self.emit(ChoiceOpened(table.number, tuple(table.views)))
+            table.ask_bots()  # (a seat a bot plays now, since)
             return
         if self._pending:  # (the hot steps test this before calling cancel: most have nothing pending)
             self.cancel()
@@ -303,6 +311,7 @@ class Sequencer:
         if self.turn_seconds and any(not table.bot_plays(seat) for seat in self.game.awaiting):
             self._time_limit(table.time_up)  # (before the opening is told: its deadline with it)
         table.open_choice()
+        self._opened = table.number
         table.ask_bots()
 
     def choose(self, seat: int, move: Move | None, **how: Any) -> str | None:
@@ -359,6 +368,16 @@ class Sequencer:
         """The game is left: nothing pending runs."""
         self.cancel()
         self.step = _IDLE if self.step is not _GAME_OVER else _GAME_OVER
+
+    def hand_over(self) -> None:
+        """Another sequencer takes this game over (a table's screen built again): this one
+        stops, and its listeners no longer hear the table, so one sequencer moves the game on
+        and one screen hears it (the new sequencer answers the table's last choice itself)."""
+        self.stop()
+        table = self.table
+        table.listeners[:] = [listener for listener in table.listeners if listener not in self.listeners]
+        if table.when_all_chosen == self._all_chosen:
+            table.when_all_chosen = None
 
     def reconsider(self) -> None:
         """Who plays a seat has changed (a player back, a stand-in due, a table no longer
