@@ -133,9 +133,12 @@ class Session:
         self.received = 0
 
     @classmethod
-    async def open(cls, port: int, user: str, size: tuple[int, int] = SIZE) -> "Session":
+    async def open(cls, port: int, user: str, size: tuple[int, int] = SIZE, source: str | None = None) -> "Session":
+        """`source`: the loopback address to come from (a table's players from a network of
+        their own, as at a club: the server opens at most 8 unfinished tables per network)."""
         conn = await asyncssh.connect("127.0.0.1", port, username=user, known_hosts=None, client_factory=Guest,
-                                      client_keys=None, agent_path=None)
+                                      client_keys=None, agent_path=None,
+                                      local_addr=(source, 0) if source else None)
         process = await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
         return cls(conn, process)
 
@@ -437,7 +440,8 @@ async def open_seat(screen: Screen, row: str, focus: bytes) -> None:
 async def set_up_table(port: int, number: int, size: tuple[int, int]) -> list[Session]:
     """One table of 4 human seats: its host creates it by keys, three guests join it by keys;
     every step waits on what the screen shows. Returns the four sessions, host first."""
-    host = await Session.open(port, f"h{number}", size=size)
+    source = f"127.0.{number + 1}.1"  # each table from its own /24 (admission.TABLES_PER_NETWORK)
+    host = await Session.open(port, f"h{number}", size=size, source=source)
     screen = Screen(host, size)
     await screen.until(lambda s: "Tables on this server" in s.text() and " Create table" in s.text(), "lobby")
     host.key(b"c")
@@ -448,7 +452,7 @@ async def set_up_table(port: int, number: int, size: tuple[int, int]) -> list[Se
     await screen.until(lambda s: "waiting for players" in s.text(), "waiting screen")
     group = [host]
     for g in range(3):
-        guest = await Session.open(port, f"g{number}x{g}", size=size)
+        guest = await Session.open(port, f"g{number}x{g}", size=size, source=source)
         await join_table(Screen(guest, size), f"h{number}'s table", "Round 1 begins" if g == 2 else "waiting for players")
         group.append(guest)
     await asyncio.gather(*(until_quiet(s, 0.5, 10) for s in group))
