@@ -715,10 +715,10 @@ async def client_cpu_per_reveal(turns: int) -> list[float]:
         def wrapper(self, *args, **kwargs):
             if app_of(self) is not watched[0]:
                 return real(self, *args, **kwargs)
-            message = args[0] if name == "receive" else {}
-            if message.get("type") == "flip":
+            kind = getattr(args[0], "TYPE", "") if name == "receive" else ""  # a protocol message's wire type
+            if kind == "flip":
                 window["open"] = False
-            elif message.get("type") == "reveal":
+            elif kind == "reveal":
                 window["open"] = True
                 spent.append(0.0)
             if window["depth"]:  # inside a counted call: counted there
