@@ -47,8 +47,10 @@ class LobbyScreen(Screen):
     def compose(self) -> ComposeResult:
         from textual.widgets import DataTable
 
+        # The title stays above the list: a club's lobby at 80x24 with twenty tables scrolls them,
+        # and the title (who you are here) must not scroll away with them.
+        yield Static(Text(t("net.lobby_title", name=self.app.user_name), style="bold"), id="lobby-title")
         with VerticalScroll(id="lobby"):
-            yield Static(Text(t("net.lobby_title", name=self.app.user_name), style="bold"), id="lobby-title")
             yield Static(id="lobby-notes")  # what the server said of this login: stays while the lobby does
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
             yield Static(t("net.lobby_help"), id="lobby-help", classes="dim")
