@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from test_serve_ssh import CHOOSE, SYNC_SUPPORTED, _SCREENS, painted_lines, start_server, stop
+from test_serve_ssh import CHOOSE, SYNC_SUPPORTED, WAITING, screen_now, start_server, stop
 
 CHROMIUM = "/usr/bin/chromium"
 SSH = shutil.which("ssh")
@@ -40,8 +40,6 @@ pytestmark = [
 CHOOSE_KEYS = ("Space", "Enter", "ArrowRight", "Enter", "ArrowDown", "Enter", "ArrowLeft", "Enter", "ArrowUp", "Enter")
 assert CHOOSE == b" \r\x1b[C\r\x1b[B\r\x1b[D\r\x1b[A\r"
 GAME_OVER = "n: new game, q: quit"
-# Prompts while the others act (keys do nothing then; a key costs the loaded machine ~40 ms here).
-WAITING = ("Waiting for the other players", "(Captain) is flipping", "is Captain: press Space")
 
 
 async def page_text(page) -> str:
@@ -110,8 +108,7 @@ class SshGuest:
 
     def text(self) -> str:
         self.read()
-        painted_lines(self.seen)
-        return "\n".join(_SCREENS[id(self.seen)][0].display)
+        return screen_now(self.seen)
 
     async def shows(self, pattern: str, timeout: float = 30) -> re.Match:
         deadline = time.monotonic() + timeout
@@ -199,12 +196,29 @@ async def test_a_web_guest_and_an_ssh_guest_play_a_whole_game_and_the_page_comes
             await page_shows(page, "Game resumed")
             await ssh.shows("wendy is back")
 
+            # Each player's keys (a turn, or past a round's scorepad) when the screen asks something
+            # of them, and again only once it has changed or after a second without a change:
+            # every key costs a client a look and a frame (see play_by_keys, test_serve_ssh.py).
             deadline = time.monotonic() + 180
-            while GAME_OVER not in (web_text := await page_text(page)) or GAME_OVER not in (ssh_text := ssh.text()):
-                assert time.monotonic() < deadline, f"the game did not finish:\n{web_text}\n----\n{ssh.text()}"
-                if GAME_OVER not in web_text and not any(words in web_text for words in WAITING):
-                    await press(page, *CHOOSE_KEYS)  # plays a turn, or closes a round's scorepad
-                if GAME_OVER not in ssh.text():
+            pressed = {"web": ("", 0.0), "ssh": ("", 0.0)}
+
+            def asked(door: str, text: str) -> bool:
+                if GAME_OVER in text or any(words in text for words in WAITING):
+                    return False
+                before, at = pressed[door]
+                if text == before and time.monotonic() - at < 1.0:
+                    return False
+                pressed[door] = (text, time.monotonic())
+                return True
+
+            while True:
+                web_text, ssh_text = await page_text(page), ssh.text()
+                if GAME_OVER in web_text and GAME_OVER in ssh_text:
+                    break
+                assert time.monotonic() < deadline, f"the game did not finish:\n{web_text}\n----\n{ssh_text}"
+                if asked("web", web_text):
+                    await press(page, *CHOOSE_KEYS)
+                if asked("ssh", ssh_text):
                     ssh.write(CHOOSE)
                 await asyncio.sleep(0.1)
             finished = tmp_path / "games" / "finished"

@@ -32,6 +32,7 @@ async def server(tmp_path):
 
 async def play_a_table(server, create: dict) -> list[ProtocolClient]:
     """Ann (with a key) creates a table with `create`, Ben joins; they play it to the end."""
+    played = len(stats.games(db(server)))
     ann, ben = await join(server, "ann", "SHA256:annkey"), await join(server, "ben")
     ann.send("create", name="t", seats=["human", "human", "easy"], **create)
     await ann.until("seated")
@@ -39,8 +40,11 @@ async def play_a_table(server, create: dict) -> list[ProtocolClient]:
     ben.send("join", table=table.id)
     await ben.until("seated")
     await play_until([ann, ben], lambda: table.game is not None and table.game.over, timeout=120)
-    for _ in range(200):  # the server adds the game to its statistics as the last turn resolves
-        if len(stats.games(server.data_dir / stats.DB_NAME)) and not server.tables.get(table.id):
+    # The server adds the game to its statistics as the last turn resolves, and rates it in the
+    # same step (persistence.finished). (This waited for the table to go as well, which it does
+    # not while its players are connected: 4 s of waiting after every game.)
+    for _ in range(200):
+        if len(stats.games(db(server))) > played:
             break
         await asyncio.sleep(0.02)
     return [ann, ben]

@@ -8,15 +8,10 @@ import asyncio
 import re
 import time
 
-from test_serve_ssh import (CHOOSE, SYNC_SUPPORTED, _SCREENS, connect, game_session, painted_lines,
-                            read_until, start_server, stop)
+from test_serve_ssh import (SYNC_SUPPORTED, connect, game_session, play_by_keys, read_until, screen_now, start_server,
+                            stop)
 
 DOWN, UP, TAB, ENTER, ESC = b"\x1b[B", b"\x1b[A", b"\t", b"\r", b"\x1b"
-
-
-def screen_text(seen: bytearray) -> str:
-    painted_lines(seen)
-    return "\n".join(_SCREENS[id(seen)][0].display)
 
 
 async def read_more(process, seen: bytearray, wait: float = 0.2) -> None:
@@ -35,15 +30,15 @@ async def read_more(process, seen: bytearray, wait: float = 0.2) -> None:
 async def until_shown(process, seen: bytearray, text: str, timeout: float = 30) -> None:
     """Until the terminal model shows `text` now (not merely at some time before)."""
     deadline = time.monotonic() + timeout
-    while text not in screen_text(seen):
-        assert time.monotonic() < deadline and not process.stdout.at_eof(), f"never showed {text!r}: " + screen_text(seen)
+    while text not in screen_now(seen):
+        assert time.monotonic() < deadline and not process.stdout.at_eof(), f"never showed {text!r}: " + screen_now(seen)
         await read_more(process, seen)
 
 
 async def until_gone(process, seen: bytearray, text: str, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
-    while text in screen_text(seen):
-        assert time.monotonic() < deadline, f"still shows {text!r}: " + screen_text(seen)
+    while text in screen_now(seen):
+        assert time.monotonic() < deadline, f"still shows {text!r}: " + screen_now(seen)
         await read_more(process, seen)
 
 
@@ -70,25 +65,23 @@ async def test_n_then_q_after_an_ssh_game_shows_the_new_table_then_the_lobby_and
 
             guest.stdin.write(DOWN * (1 + list(DIFFICULTIES).index("medium")) + ENTER)
             await until_gone(guest, seen, "Hard (")
-            assert "Medium" in screen_text(seen)
+            assert "Medium" in screen_now(seen)
             guest.stdin.write(b"\x13")
             await until_shown(guest, seen, "Round 1")
-            deadline = time.monotonic() + 240
-            while "n: new game, q: quit" not in screen_text(seen):  # the Game over screen
-                assert time.monotonic() < deadline, "the game did not finish: " + screen_text(seen)
-                guest.stdin.write(CHOOSE)  # plays a turn, or closes a round's scorepad
-                await read_more(guest, seen, 0.1)
+            # Turns by keys, and past each round's scorepad, to the Game over screen.
+            await play_by_keys([guest], [seen], lambda: "n: new game, q: quit" in screen_now(seen),
+                               "the game did not finish")
             guest.stdin.write(b"n")
             await until_shown(guest, seen, "A new table")  # a new game starts here
             await read_more(guest, seen, 1.0)  # time for a crash to show, were there one
-            assert "A new table" in screen_text(seen)
+            assert "A new table" in screen_now(seen)
             guest.stdin.write(ESC)
             await until_shown(guest, seen, "Tables on this server")
             await read_more(guest, seen, 0.5)
-            assert "Tables on this server" in screen_text(seen)
+            assert "Tables on this server" in screen_now(seen)
             guest.stdin.write(b"q")  # the quit question
             await until_shown(guest, seen, "Quit duckcover?")
-            question = screen_text(seen)
+            question = screen_now(seen)
             assert "saved after every turn" not in question  # a guest has no game of their own
             guest.stdin.write(b"y")
             remaining = await asyncio.wait_for(guest.stdout.read(), 15)
