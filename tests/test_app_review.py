@@ -5,7 +5,10 @@ The golden game is judged once per module (`judged`, the review's own function w
 and its kept review is laid in a test's data directory where the test is about what the screen
 shows, not about the judging (`keep`): the screen opens a kept review through the same `finish`
 as one it has just judged. The judging itself, its progress, cancel and resume, its processes
-and its cache are tested where they happen, against that one expected review.
+and its cache are tested where they happen, against that one expected review: with the kept
+review laid but for a few decisions (`keep_all_but`), which the screen judges (the path of a
+whole game's review: the same worker, the same cache), and whose figures must be the expected ones.
+The whole game's judging, decision by decision, is tests/test_review.py's golden review.
 """
 from __future__ import annotations
 
@@ -46,12 +49,27 @@ def judged(tmp_path_factory):
     return expected, store
 
 
-def keep(judged) -> None:
+def keep(judged, game=None) -> None:
     """Lay the golden game's kept review where the screen looks for it (this test's data directory)."""
-    game, _ = golden_game()
+    game = golden_game()[0] if game is None else game
     target = review_screen.cache_file(game)  # at the tests' budget (quick_reviews)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged[1], target)
+
+
+def keep_all_but(judged, left: int | None = None) -> int:
+    """Lay the golden game's kept review without its last `left` decisions (None: each seat's
+    last): the screen that opens it judges those with its own worker (the path of a whole game's
+    review, with its cache) and keeps them. Returns how many are left to judge."""
+    game, _ = golden_game()
+    kept = rv.read_store(judged[1])
+    if left is None:
+        missing = {max(place for place in kept if place[2] == seat) for seat in range(4)}
+    else:
+        missing = {point.place for point in rv.points(game)[-left:]}
+    rv.write_store(review_screen.cache_file(game), rv.public_key(game), 8,
+                   {place: d for place, d in kept.items() if place not in missing})
+    return len(missing)
 
 
 class Host(App):
@@ -87,9 +105,10 @@ def same_figures(result: rv.Review, expected: rv.Review) -> bool:
 
 async def test_the_review_screen_shows_every_seat_and_the_chosen_seats_decisions(judged):
     expected, _ = judged
+    keep_all_but(judged)
     app = Host(human=2)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await reviewed(pilot)  # judged here, by the screen's own worker
+        screen = await reviewed(pilot)  # each seat's last decision judged here, by the screen's own worker
         assert screen.seat == 2  # the human first
         seats = screen.query_one("#review-seats", DataTable)
         assert seats.row_count == 4
@@ -161,6 +180,7 @@ async def test_escape_stops_a_review_which_resumes_where_it_stopped(monkeypatch,
 
     monkeypatch.setattr(rv, "judge", judge)
     monkeypatch.setattr(rv, "review", review)
+    left = keep_all_but(judged, 10)  # the game's last ten decisions are judged here
     app = Host()
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -184,8 +204,8 @@ async def test_escape_stops_a_review_which_resumes_where_it_stopped(monkeypatch,
         escaped.set()
     kept = rv.read_store(review_screen.cache_file(app.game))
     done = len(kept)
-    assert done == len(judged_now) == 4  # what was judged is kept, the one under way too
     total = len(rv.points(app.game))
+    assert done == total - left + len(judged_now) and len(judged_now) == 4  # what was judged is kept, the one under way too
     assert done < total
     judged_now.clear()
     escaped.set()  # the resumed review is never held
@@ -236,9 +256,13 @@ async def test_the_screen_names_moves_in_words_never_coordinates(judged):
 
 
 async def test_a_second_opening_reads_the_kept_review(monkeypatch, judged):
+    keep_all_but(judged)
+    judged_here = []
+    real = rv.judge
+    monkeypatch.setattr(rv, "judge", lambda *a, **k: judged_here.append(1) or real(*a, **k))
     async with Host().run_test(size=(80, 24)) as pilot:
-        first = (await reviewed(pilot)).result.to_json()  # judged here, and kept
-    assert first == judged[0].to_json()
+        first = (await reviewed(pilot)).result.to_json()  # the rest judged here, and kept
+    assert first == judged[0].to_json() and len(judged_here) == 4
     monkeypatch.setattr(rv, "judge", lambda *a, **k: (_ for _ in ()).throw(AssertionError("searched again")))
     async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
@@ -356,11 +380,13 @@ async def test_the_screen_speaks_the_players_language(judged):
         assert "der Experte:" in str(screen.query_one("#review-position", Static).render())
 
 
-async def test_names_and_titles_are_shown_as_plain_text():
-    # Judged here: the names are part of what the review is keyed by, so nothing kept fits.
+async def test_names_and_titles_are_shown_as_plain_text(judged):
     game, bots = golden_game()
     names = ["[bold red]Eve[/]", "x\x1b[2Jy", "greedy 3", "greedy 4"]
     game.names = tuple(names)
+    # The names are part of what the review is keyed by: the golden game's judged decisions are
+    # laid under these names' key (what is shown here is the names, not the figures).
+    keep(judged, game)
 
     class Hostile(App):
         ENABLE_COMMAND_PALETTE = False
@@ -380,6 +406,7 @@ async def test_names_and_titles_are_shown_as_plain_text():
 
 async def test_the_screen_spreads_the_work_over_processes_with_the_same_figures(monkeypatch, judged):
     monkeypatch.setattr(review_screen, "JOBS", 2)  # the app's own path: a process pool under a worker thread
+    keep_all_but(judged)  # four decisions for the two processes
     async with Host().run_test(size=(80, 24)) as pilot:
         screen = await reviewed(pilot)
         assert screen.result.to_json() == judged[0].to_json()  # the figures of one process

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from duckcover.app import AppOptions, create_app, quick_seats
-from autoplay import settle, step, table_of
+from autoplay import press, settle, step, table_of
 from duckcover.app.screens.core import TooSmallScreen
 from duckcover.app.table.screen import SeatPanel, TableScreen
 from duckcover.app.widgets.core import DIRECTIONS, GridWidget
@@ -93,7 +93,7 @@ async def test_one_arrow_from_the_card_reaches_its_neighbour_that_way(tmp_path, 
             edges_seen |= edges
             for key, (dx, dy) in DIRECTIONS.items():
                 grid.cursor = origin
-                await pilot.press(key)
+                await press(pilot, key)
                 beside = (origin[0] + dx, origin[1] + dy)
                 if beside in grid.targets:
                     assert grid.cursor == beside, (key, origin)  # the cover or the duck cell there
@@ -105,7 +105,7 @@ async def test_one_arrow_from_the_card_reaches_its_neighbour_that_way(tmp_path, 
                 # ... and the opposite arrow comes back to the card.
                 back = {"left": "right", "right": "left", "up": "down", "down": "up"}[key]
                 if grid.cursor != origin and grid.cursor == beside:
-                    await pilot.press(back)
+                    await press(pilot, back)
                     assert grid.cursor == origin
             grid.cursor = origin
             await step(pilot)

@@ -1,6 +1,9 @@
 """The lean output sends fewer bytes for the same picture: every character is drawn with the
 style Textual gave it, and everything else Textual writes goes out unchanged."""
 import os
+import re
+from functools import lru_cache
+from itertools import repeat
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,56 +15,56 @@ from duckcover.app.render.lean_output import LeanStream, lean_driver, move
 COLOURS = [None, "color(24)", "color(233)", "red", "bright_white", "#102030"]
 
 
+# An escape sequence (its parameters and final character), a carriage return, or a run of
+# characters printed with the same codes.
+_TOKEN = re.compile(r"\x1b\[([^@-~]*)([@-~])|(\r)|([^\x1b\r]+|\x1b(?!\[))|(\x1b\[)")
+
+
 def painted(stream: str, attrs: dict[str, str] | None = None) -> list[tuple[str, frozenset]]:
     """Each character printed and the SGR codes in force for it, read as a terminal would
     (an interpreter of its own, not the one under test). `attrs`: the codes in force before
     (none if not given), updated to those in force after."""
     attrs = {} if attrs is None else attrs
     cells = []
-    index = 0
-    while index < len(stream):
-        if stream.startswith("\x1b[", index):
-            end = index + 2
-            while not ("@" <= stream[end] <= "~"):
-                end += 1
-            if stream[end] == "m":
-                codes = (stream[index + 2:end] or "0").split(";")
-                i = 0
-                while i < len(codes):
-                    code = codes[i]
-                    if code == "0":
-                        attrs.clear()
-                    elif code in ("38", "48"):
-                        take = 3 if codes[i + 1] == "5" else 5
-                        attrs[code] = ";".join(codes[i:i + take])
-                        i += take - 1
-                    elif code in ("22", "23", "24", "25", "27", "28", "29"):
-                        for on in ("1", "2") if code == "22" else (code[1], "6") if code == "25" else (code[1],):
-                            attrs.pop(on, None)
-                    elif code in ("39", "49"):
-                        attrs.pop("38" if code == "39" else "48", None)
-                    elif 30 <= int(code) <= 37 or 90 <= int(code) <= 97:
-                        attrs["38"] = code
-                    elif 40 <= int(code) <= 47 or 100 <= int(code) <= 107:
-                        attrs["48"] = code
-                    else:
-                        attrs[code] = code
-                    i += 1
-            elif stream[end] == "H":
-                cells.append(("move", stream[index:end + 1]))
-            elif stream[end] in "ABC":  # up, down, right
-                cells.append(({"A": "up", "B": "down", "C": "forward"}[stream[end]], int(stream[index + 2:end] or 1)))
-            elif stream[end] == "G":  # to a column
-                cells.append(("column", int(stream[index + 2:end] or 1)))
-            elif stream[end] == "X":  # erased with the background in force; the cursor stays
-                cells.append(("erase", int(stream[index + 2:end] or 1), frozenset(attrs.items())))
-            index = end + 1
-        elif stream[index] == "\r":
+    for match in _TOKEN.finditer(stream):
+        parameters, final, carriage_return, text, unfinished = match.groups()
+        if unfinished:
+            raise ValueError(f"an escape sequence without its end at {match.start()}")
+        if text is not None:  # (the codes in force are the same for the whole run)
+            cells.extend(zip(text, repeat(frozenset(attrs.items()))))
+        elif carriage_return:
             cells.append(("column", 1))
-            index += 1
-        else:
-            cells.append((stream[index], frozenset(attrs.items())))
-            index += 1
+        elif final == "m":
+            codes = (parameters or "0").split(";")
+            i = 0
+            while i < len(codes):
+                code = codes[i]
+                if code == "0":
+                    attrs.clear()
+                elif code in ("38", "48"):
+                    take = 3 if codes[i + 1] == "5" else 5
+                    attrs[code] = ";".join(codes[i:i + take])
+                    i += take - 1
+                elif code in ("22", "23", "24", "25", "27", "28", "29"):
+                    for on in ("1", "2") if code == "22" else (code[1], "6") if code == "25" else (code[1],):
+                        attrs.pop(on, None)
+                elif code in ("39", "49"):
+                    attrs.pop("38" if code == "39" else "48", None)
+                elif 30 <= int(code) <= 37 or 90 <= int(code) <= 97:
+                    attrs["38"] = code
+                elif 40 <= int(code) <= 47 or 100 <= int(code) <= 107:
+                    attrs["48"] = code
+                else:
+                    attrs[code] = code
+                i += 1
+        elif final == "H":
+            cells.append(("move", match.group()))
+        elif final in "ABC":  # up, down, right
+            cells.append(({"A": "up", "B": "down", "C": "forward"}[final], int(parameters or 1)))
+        elif final == "G":  # to a column
+            cells.append(("column", int(parameters or 1)))
+        elif final == "X":  # erased with the background in force; the cursor stays
+            cells.append(("erase", int(parameters or 1), frozenset(attrs.items())))
     return cells
 
 
@@ -146,6 +149,7 @@ def test_the_driver_class_writes_through_the_stream():
     assert type(driver).__name__ == "LeanRecorder"
 
 
+@lru_cache(maxsize=None)  # (a few backgrounds, asked for on every blank cell)
 def blank(attrs: frozenset) -> tuple[str, frozenset]:
     """A blank cell as it looks: its background, and the attributes a blank shows."""
     return " ", frozenset((code, value) for code, value in attrs if code == "48" or code in "45789")

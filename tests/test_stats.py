@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import random
@@ -391,7 +392,13 @@ def test_unwritable_data_directory_is_a_stats_error(tmp_path, monkeypatch):
 
 # --- rows by who played, not by the seat's name (issue 30, finding 5) ---------------------------
 def game_against(level: str, seed: int, human: str = "You") -> dict:
-    """`human` against a difficulty's bot seated as "Jackson", recorded as the app records it."""
+    """`human` against a difficulty's bot seated as "Jackson", recorded as the app records it
+    (a copy: the same seeds make the same game, played once per process; "hard" is the expert)."""
+    return copy.deepcopy(_game_against(level, seed, human))
+
+
+@functools.lru_cache(maxsize=None)
+def _game_against(level: str, seed: int, human: str) -> dict:
     from duckcover.players.plugins import resolve_bot, stamp_bot_versions
 
     game = play_game([resolve_bot("greedy"), resolve_bot(level, seed=seed)], seed=seed, names=[human, "Jackson"])
