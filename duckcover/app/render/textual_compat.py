@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.app import App
 from textual.screen import Screen
 
-from . import painter_on
+from .switch import painter_on
 
 
 class Backdrop(Screen):
