@@ -150,6 +150,38 @@ async def test_resume_from_the_command_line_replays_the_record_once(tmp_path, mo
     assert len(replays) == 1  # the command's check; the app plays on from that same game
 
 
+def test_play_holds_the_garbage_collector_while_the_app_launches_and_not_after(tmp_path, monkeypatch):
+    """Importing Textual and building the first table make objects the collector walked over
+    and over (issue 33: launch): held while the command builds and runs the app, on after."""
+    import gc
+
+    from duckcover.commands import play
+
+    seen = []
+
+    class Launched:  # stands in for the app the command would run in the terminal
+        saver = type("Saver", (), {"shutdown": staticmethod(lambda wait: None)})()
+        return_code = 0
+
+        def run(self, mouse):
+            seen.append(gc.isenabled())
+
+    def creating(options):
+        seen.append(gc.isenabled())
+        return Launched()
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    monkeypatch.setattr("duckcover.app.create_app", creating)
+    args = cli.build_parser().parse_args(["play", "--bots", "2", "--lang", "en", "--data-dir", str(tmp_path)])
+    assert gc.isenabled()
+    try:
+        assert play.run(args) == 0
+        assert seen == [False, False]
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
 LAUNCH_PROBE = """
 import json, sys
 import textual.app
@@ -177,3 +209,22 @@ def test_play_loads_no_other_commands_modules_before_the_table(tmp_path):
              "duckcover.saves.stats", "duckcover.players.plugins", "duckcover.saves.record", "duckcover.commands.arena",
              "duckcover.commands.stats", "duckcover.commands.replay"}
     assert not heavy & loaded, sorted(heavy & loaded)
+
+
+async def test_an_app_launched_with_the_collector_held_turns_it_on_again_once_it_runs(tmp_path, monkeypatch):
+    import gc
+
+    from duckcover.app import AppOptions, create_app, quick_seats
+    from duckcover.app import app as app_module
+
+    monkeypatch.setattr(app_module, "COLLECT_DELAY", 0.05)
+    gc.disable()  # as `duckcover play` does while it launches the app
+    try:
+        app = create_app(AppOptions(seats=quick_seats(2, None), seed=1, lang="en", data_dir=tmp_path,
+                                    save=False, stats=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.pause(0.3)
+            assert gc.isenabled()
+    finally:
+        gc.enable()

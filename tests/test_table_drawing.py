@@ -83,3 +83,27 @@ async def test_textuals_own_scroll_to_still_works_on_a_grid(tmp_path):
         grid = table_of(app).query(GridWidget).first()
         grid.scroll_to(y=1, immediate=True)  # raised TypeError while the override stood
         await pilot.pause()
+
+
+async def test_the_layout_containers_are_not_drawn_and_the_table_looks_the_same_as_when_they_were(tmp_path):
+    """#table, #opponents, #mine and #side have nothing to draw of their own: hidden (issue 33),
+    the compositor only lays them out, while every panel in them is drawn and your grid still
+    takes the focus; the screen is the same as with them drawn, at full size and compact."""
+    containers = ("#table", "#opponents", "#mine", "#side")
+    for size in ((120, 40), (80, 24)):
+        app = create_app(AppOptions(seats=quick_seats(3, "Connie"), seed=1, lang="en", data_dir=tmp_path,
+                                    stats=False, save=False))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            drawn = screen._compositor.visible_widgets
+            assert not any(screen.query_one(name) in drawn for name in containers)
+            panels = [*screen.query(".opponent"), screen.query_one("#own-panel"), screen.query_one("#log")]
+            assert all(panel in drawn for panel in panels if panel.display)
+            assert screen.focused is screen.query_one("#own-grid")
+            hidden = app.export_screenshot()
+            for name in containers:
+                screen.query_one(name).styles.visibility = "visible"
+            await pilot.pause()
+            assert all(screen.query_one(name) in screen._compositor.visible_widgets for name in containers)
+            assert app.export_screenshot() == hidden, size

@@ -1,6 +1,7 @@
 """The Textual app: screens around one TurnController, saving after every turn."""
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -27,6 +28,7 @@ from .widgets.glyphs import PlainKeys, adapt
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 TIDY_DELAY = 1.0  # seconds from the start to tidying the data directory (see tidy_data)
+COLLECT_DELAY = 1.0  # seconds from the start to collecting again, when the launch held it (commands/play.py)
 
 
 class DuckCoverApp(PlainKeys, App):
@@ -77,6 +79,8 @@ class DuckCoverApp(PlainKeys, App):
             self.notify(t("settings.broken", error=problem), severity="warning", timeout=10)
         self.apply_theme()
         self.catch_signals()
+        if not gc.isenabled():  # held for the launch: on again once the first frame is up
+            self.set_timer(COLLECT_DELAY, gc.enable)
         if self.options.save:  # well after the first frame: launch waits for none of it, and
             # the saver's thread does not import SQLite while the first frame is being drawn
             self.set_timer(TIDY_DELAY, self.tidy_once)

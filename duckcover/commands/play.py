@@ -164,13 +164,23 @@ def run(args) -> int:
             return fail(str(err))
     if not sys.stdout.isatty():
         return fail(t("play.not_a_terminal"))  # not escape codes into a file
+    import gc
+
     from ..app import create_app
 
-    app = create_app(options)
+    # Launch (issue 33): importing Textual and building the first table allocate hundreds of
+    # thousands of objects, nearly all kept, and the collector walked the young ones over and
+    # over (about a tenth of the time to the first frame). It is held until the app has run for
+    # a moment (DuckCoverApp.on_mount), or until the app ends.
+    gc.disable()
     try:
-        app.run(mouse=options.mouse)
+        app = create_app(options)
+        try:
+            app.run(mouse=options.mouse)
+        finally:
+            app.saver.shutdown(wait=True)  # the last turn's save lands before the process ends
     finally:
-        app.saver.shutdown(wait=True)  # the last turn's save lands before the process ends
+        gc.enable()
     # Textual sets 1 when the app ended on an error, 128+N after signal N (see app.py).
     return app.return_code or 0
 

@@ -23,12 +23,7 @@ from contextlib import contextmanager
 from textual.dom import NoScreen
 from textual.screen import Screen
 
-SWITCH = "DUCKCOVER_PAINTER"
-
-
-def painter_on() -> bool:
-    """Whether the app draws through this package (anything but `DUCKCOVER_PAINTER=0`)."""
-    return os.environ.get(SWITCH, "1").strip() != "0"
+from .switch import SWITCH, painter_on  # noqa: F401 - (the package's door names them)
 
 
 class NoPainter:

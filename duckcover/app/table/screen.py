@@ -39,6 +39,7 @@ from ..widgets.cards import CURSOR_STYLE, MOVING_STYLE, TAG_STYLE, edge, family_
 from ..widgets.core import CURSOR_MARKER, JUMP_KEYS, MARKERS, DrawnByLines, GridWidget, KeyBar, TableLog, TextStatic
 from ..widgets.glyphs import ASCII_GLYPHS, glyphs
 from ..render import new_painter
+from ..render.textual_compat import PaintedOnceAtStart
 from ..words import bot_label, error_text, flip_word, variant_label
 
 SMALL_WIDTH, SMALL_HEIGHT = 110, 34  # below this, the compact layout
@@ -209,7 +210,7 @@ class FlowStep:
         self.screen.painted(self.callback)
 
 
-class TableScreen(Screen):
+class TableScreen(PaintedOnceAtStart, Screen):
     """One game at the table (a `TurnController`): its `TableFlow` moves the game on, the screen
     shows what the flow tells it and hands it the player's flip and moves."""
 
