@@ -470,8 +470,10 @@ def row_colour(screen: Screen, words: str):
 async def join_table(screen: Screen, table: str, then: str) -> None:
     """From the lobby, move the row cursor to `table` by Down keys, each one after the screen
     has shown the last, and join it with j; wait until the screen shows `then`. (The cursor's
-    colour is learnt from the first row, where a fresh lobby puts it.)"""
-    await screen.until(lambda s: table in s.text() and " Create table" in s.text(), f"lobby with {table}")
+    colour is learnt from the first row, where a fresh lobby puts it. A club's later tables are
+    below the screen's end at 80x24 until the cursor scrolls the list to them.)"""
+    await screen.until(lambda s: "Tables on this server" in s.text() and " Create table" in s.text()
+                       and "h0's table" in s.text(), "lobby")
     cursor = row_colour(screen, "h0's table")
     for _ in range(MAX_TABLES_LISTED):
         if row_colour(screen, table) == cursor:
