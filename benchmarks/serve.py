@@ -660,8 +660,11 @@ async def human_pace_reveal_latency(players: int, turns: int, seed: int) -> dict
                     before = table_turns(data, f"h{t}")
                     sent = await asyncio.gather(*(seat_chooses(listener, flipped, think, t, before)
                                                   for listener, think in zip(group, choices[t][turn])))
-                    # The last keys sent while the turn was open: the ones that can end it.
-                    last = max((when for when, still_open in sent if still_open), default=max(when for when, _ in sent))
+                    # The last keys sent while the turn was open: the ones that can end it. (None: the
+                    # turn ended at its flip, nobody could play; no choice's reveal to time.)
+                    last = max((when for when, still_open in sent if still_open), default=None)
+                    if last is None:
+                        continue
                     ends = await asyncio.gather(*(listener.burst_after(last, 0.3) for listener in group))
                     if table_turns(data, f"h{t}") > before:
                         latencies.extend(end - last for end in ends)
